@@ -1,0 +1,99 @@
+/**
+ * Compile: a pure function of (fleet, snapshot) → one {@link SourceChart} per source cluster.
+ * No clock, no randomness, no network. Every name is checked before anything is rendered; any
+ * error throws {@link CompileError} so that nothing is written.
+ */
+import type { Construct } from 'constructs';
+import type { FleetSpec } from '../model/fleet-spec.js';
+import type { FleetSnapshot } from '../observe/snapshot.js';
+import { compareBy, compareStrings, sortedUnique } from '../util/order.js';
+import { CompileError, Diagnostics } from './diagnostics.js';
+import type { MirrorUnit } from './mirror-unit.js';
+import { planGatewayMirror } from './modes/gateway/plan-gateway.js';
+import { MAX_SERVICE_NAME_LENGTH } from './names.js';
+import { selectMirrors } from './select-mirrors.js';
+import { SourceChart } from './source-chart.js';
+
+/** What compile produced. */
+export interface CompileResult {
+  /** One chart per source cluster, by cluster name order. */
+  readonly charts: readonly SourceChart[];
+  readonly warnings: readonly string[];
+}
+
+/** Options of {@link compileFleet}. */
+export interface CompileOptions {
+  /** Compile only these source clusters. @default all */
+  readonly sources?: ReadonlySet<string>;
+}
+
+/**
+ * Compiles the mirrors of every source cluster into charts under `scope`.
+ * @throws CompileError listing every error; nothing is rendered then
+ */
+export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions = {}): CompileResult {
+  const diagnostics = new Diagnostics();
+  const sources = sortedUnique(fleet.links.map((l) => l.source)).filter((s) => !options.sources || options.sources.has(s));
+  const plans = sources.map((source) => planSource(source, fleet, snapshot, diagnostics));
+  if (diagnostics.errors.length > 0) throw new CompileError(diagnostics.errors);
+  const charts = plans.map((plan) => new SourceChart(scope, plan.source, plan));
+  return { charts, warnings: diagnostics.warnings };
+}
+
+interface SourcePlan {
+  readonly source: string;
+  readonly namespaces: string[];
+  readonly units: MirrorUnit[];
+}
+
+function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): SourcePlan {
+  const sourceSnapshot = snapshot.sources[source];
+  if (!sourceSnapshot) {
+    diagnostics.warn(`${source}: this source cluster has never been observed, so its namespaces and existing Services are unknown; namespace and collision checks are skipped`);
+  }
+  const namespaces = new Set<string>();
+  const units: MirrorUnit[] = [];
+  for (const link of fleet.links.filter((l) => l.source === source)) {
+    for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
+      const ns = request.service.namespace;
+      if (sourceSnapshot && !sourceSnapshot.namespaces.includes(ns)) {
+        if (!link.createMissingNamespaces) {
+          diagnostics.warn(`${source}: namespace "${ns}" does not exist, so ${request.link.target}/${ns}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`);
+          continue;
+        }
+        namespaces.add(ns);
+      }
+      const unit = planGatewayMirror(request, diagnostics);
+      if (unit) units.push(unit);
+    }
+  }
+  checkNames(source, units, sourceSnapshot?.foreignServices ?? [], diagnostics);
+  return {
+    source,
+    namespaces: [...namespaces].sort(compareStrings),
+    units: units.sort(compareBy((u) => u.namespace, (u) => u.serviceNames[0] ?? '')),
+  };
+}
+
+/** Name length and collisions, the same checks for every mode. */
+function checkNames(source: string, units: readonly MirrorUnit[], foreign: readonly { namespace: string; name: string }[], diagnostics: Diagnostics): void {
+  const foreignKeys = new Set(foreign.map((s) => `${s.namespace}/${s.name}`));
+  const owners = new Map<string, MirrorUnit>();
+  for (const unit of units) {
+    for (const name of unit.serviceNames) {
+      const key = `${unit.namespace}/${name}`;
+      if (name.length > MAX_SERVICE_NAME_LENGTH) {
+        diagnostics.error(`${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`);
+      }
+      if (foreignKeys.has(key)) {
+        diagnostics.error(`${source}: the mirror of ${unit.origin} would be Service ${key}, which already exists in "${source}" and was not written by mirrorc; rename or remove that Service, or exclude namespace "${unit.namespace}" from the link`);
+      }
+      const other = owners.get(key);
+      if (other) {
+        diagnostics.error(`${source}: ${unit.origin} and ${other.origin} would both be mirrored as Service ${key}; rename one of the services or exclude one from its link`);
+      } else {
+        owners.set(key, unit);
+      }
+    }
+  }
+}

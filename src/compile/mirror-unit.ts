@@ -1,0 +1,32 @@
+/**
+ * The seam between selection and the mirroring modes: selection decides *which* target services
+ * a source mirrors; each mode turns one into a {@link MirrorUnit}; compile checks every unit's
+ * names (length, collisions) the same way, whatever its mode, and then renders it.
+ */
+import type { Construct } from 'constructs';
+import type { ClusterSpec, LinkSpec } from '../model/fleet-spec.js';
+import type { ObservedService, TargetSnapshot } from '../observe/snapshot.js';
+
+/** A target service that a link mirrors into its source. */
+export interface MirrorRequest {
+  readonly link: LinkSpec;
+  readonly target: ClusterSpec;
+  readonly targetSnapshot: TargetSnapshot;
+  readonly service: ObservedService;
+}
+
+/** The objects one mirrored service becomes in one source cluster. */
+export interface MirrorUnit {
+  /** The source cluster. */
+  readonly source: string;
+  /** Namespace of every object of the unit. */
+  readonly namespace: string;
+  /** Where it comes from, for messages: `paris/default/bar`. */
+  readonly origin: string;
+  /** The mode, for messages: `gateway`. */
+  readonly mode: string;
+  /** Names of the Services the unit writes (checked for length and collisions). */
+  readonly serviceNames: readonly string[];
+  /** Creates the unit's API objects under `scope`. */
+  render(scope: Construct): void;
+}

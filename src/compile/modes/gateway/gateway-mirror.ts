@@ -1,0 +1,89 @@
+/**
+ * Gateway (hierarchical) mode: a selectorless Service `<svc>-<target>`, plus Endpoints and
+ * EndpointSlices that send every port to the target's gateway (contract §2.2, §7.3).
+ */
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-28';
+import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
+import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
+import { COMPILER_NAME } from '../../../contract/mirrorc.js';
+import type { ObservedGateway, ObservedPort } from '../../../observe/snapshot.js';
+import { endpointSliceName } from '../../names.js';
+import { isIPv6 } from 'node:net';
+
+/** Properties of a {@link GatewayMirror}. */
+export interface GatewayMirrorProps {
+  /** Namespace of the mirror (the remote service's namespace). */
+  readonly namespace: string;
+  /** Name of the mirror Service, `<svc>-<target>`. */
+  readonly name: string;
+  /** Labels of the Service; Endpoints and EndpointSlices carry them too. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Annotations of the Service. */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** The remote service's ports, in its order. */
+  readonly ports: readonly ObservedPort[];
+  /** The target's gateway. */
+  readonly gateway: ObservedGateway;
+  /** `<svc>.<ns>.svc.<target domain>`, the proxy's authority for this mirror. */
+  readonly remoteFqName: string;
+}
+
+/** A gateway-mode mirror: Service + Endpoints + one EndpointSlice per address family. */
+export class GatewayMirror extends Construct {
+  constructor(scope: Construct, id: string, props: GatewayMirrorProps) {
+    super(scope, id);
+    const { namespace, name, gateway } = props;
+
+    new k8s.KubeService(this, 'service', {
+      metadata: { name, namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
+      spec: {
+        // Only ports, as Linkerd writes them: name, protocol, port and targetPort are copied;
+        // nodePort and appProtocol are dropped; no selector, so the endpoints below are used.
+        ports: props.ports.map((p) => ({
+          ...(p.name ? { name: p.name } : {}),
+          protocol: p.protocol,
+          port: p.port,
+          ...(p.targetPort !== undefined ? { targetPort: intOrString(p.targetPort) } : {}),
+        })),
+      },
+    });
+
+    // The proxy reads identity and authority from these annotations on Endpoints/EndpointSlices.
+    const endpointAnnotations: Record<string, string> = { [REMOTE_SVC_FQ_NAME_ANNOTATION]: props.remoteFqName };
+    if (gateway.identity) endpointAnnotations[REMOTE_GATEWAY_IDENTITY_ANNOTATION] = gateway.identity;
+    // Port names are the join key between Service and endpoints; every port goes to the gateway port.
+    const gatewayPorts = props.ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: gateway.port, protocol: p.protocol }));
+
+    new k8s.KubeEndpoints(this, 'endpoints', {
+      metadata: {
+        name,
+        namespace,
+        // skip-mirror: we write the EndpointSlices ourselves; mirroring these Endpoints would duplicate them.
+        labels: { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' },
+        annotations: endpointAnnotations,
+      },
+      subsets: [{ addresses: gateway.addresses.map((ip) => ({ ip })), ports: gatewayPorts }],
+    });
+
+    for (const addressType of ['IPv4', 'IPv6'] as const) {
+      const addresses = gateway.addresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
+      if (addresses.length === 0) continue;
+      new k8s.KubeEndpointSlice(this, `endpointslice-${addressType.toLowerCase()}`, {
+        metadata: {
+          name: endpointSliceName(name, addressType),
+          namespace,
+          labels: { ...props.labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME },
+          annotations: endpointAnnotations,
+        },
+        addressType,
+        endpoints: addresses.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+        ports: gatewayPorts,
+      });
+    }
+  }
+}
+
+function intOrString(value: number | string): k8s.IntOrString {
+  return typeof value === 'number' ? k8s.IntOrString.fromNumber(value) : k8s.IntOrString.fromString(value);
+}

@@ -1,0 +1,19 @@
+/** Names of mirror objects, exactly as Linkerd derives them (contract §3). */
+
+/** Longest Service name Kubernetes accepts (DNS-1035 label). */
+export const MAX_SERVICE_NAME_LENGTH = 63;
+
+/** `<svc>-<target>`: the mirror of a target service. Never truncated or hashed: Linkerd does not either. */
+export function mirrorServiceName(remoteName: string, targetCluster: string): string {
+  return `${remoteName}-${targetCluster}`;
+}
+
+/** `<svc>.<ns>.svc.<domain>`: the remote service's fully qualified name, the proxy's authority. */
+export function remoteFqName(remoteName: string, namespace: string, clusterDomain: string): string {
+  return `${remoteName}.${namespace}.svc.${clusterDomain}`;
+}
+
+/** Name of the EndpointSlice of a mirror for one address family. */
+export function endpointSliceName(mirrorName: string, addressType: 'IPv4' | 'IPv6'): string {
+  return `${mirrorName}-${addressType.toLowerCase()}`;
+}

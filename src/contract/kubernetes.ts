@@ -1,0 +1,12 @@
+/** Kubernetes label and annotation keys the compiler writes or strips, each defined once. */
+
+/** Ties an EndpointSlice to its Service. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+/** Which controller owns an EndpointSlice; the built-in controllers leave other values alone. */
+export const ENDPOINTSLICE_MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
+/** On Endpoints: tells kube-controller-manager not to mirror them into EndpointSlices (we write our own). */
+export const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
+/** kubectl's client-side-apply record; never copied. */
+export const KUBECTL_LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+/** Set by the API server on Services it validates; never copied. */
+export const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';

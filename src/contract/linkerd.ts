@@ -1,0 +1,60 @@
+/**
+ * Label and annotation keys of Linkerd's multicluster service mirror, spelled exactly as
+ * `pkg/k8s/labels.go` spells them (see shared/reference/linkerd-mirror-contract.md §1).
+ * Every key the compiler reads or writes is defined here once.
+ */
+
+/** Prefix of Linkerd's mirror keys; remote labels with this prefix are never copied to mirrors. */
+export const SVC_MIRROR_PREFIX = 'mirror.linkerd.io';
+
+/** Default export selector key: `=true` for gateway mode, `=remote-discovery` for flat mode. */
+export const EXPORTED_LABEL = 'mirror.linkerd.io/exported';
+/** Value of {@link EXPORTED_LABEL} that selects gateway (hierarchical) mode. */
+export const EXPORTED_GATEWAY_VALUE = 'true';
+/** Value of {@link EXPORTED_LABEL} that selects flat (remote-discovery) mode. */
+export const EXPORTED_REMOTE_DISCOVERY_VALUE = 'remote-discovery';
+
+/** Default federated selector key, value `member`. */
+export const FEDERATED_LABEL = 'mirror.linkerd.io/federated';
+/** Value of {@link FEDERATED_LABEL} that makes a service a federated member. */
+export const FEDERATED_MEMBER_VALUE = 'member';
+
+/** Marks every mirror object; value `"true"`. */
+export const MIRRORED_RESOURCE_LABEL = 'mirror.linkerd.io/mirrored-service';
+/** The target cluster a mirror came from; read by the data plane for metrics. */
+export const REMOTE_CLUSTER_NAME_LABEL = 'mirror.linkerd.io/cluster-name';
+/** On per-pod (endpoint) mirrors: the name of their headless root mirror. */
+export const HEADLESS_MIRROR_SVC_NAME_LABEL = 'mirror.linkerd.io/headless-mirror-svc-name';
+
+/** `<svc>.<ns>.svc.<domain>` of the remote service; the proxy's authority override. */
+export const REMOTE_SVC_FQ_NAME_ANNOTATION = 'mirror.linkerd.io/remote-svc-fq-name';
+/** The TLS identity the proxy requires of the target's gateway. */
+export const REMOTE_GATEWAY_IDENTITY_ANNOTATION = 'mirror.linkerd.io/remote-gateway-identity';
+/** Remote resourceVersion; volatile, so the compiler never writes it (contract §11.5). */
+export const REMOTE_RESOURCE_VERSION_ANNOTATION = 'mirror.linkerd.io/remote-resource-version';
+
+/** On the target's gateway Service: the identity its proxies present. */
+export const GATEWAY_IDENTITY_ANNOTATION = 'mirror.linkerd.io/gateway-identity';
+/** Name of the gateway Service port that receives multicluster traffic. */
+export const GATEWAY_PORT_NAME = 'mc-gateway';
+/** Namespace of the gateway Service in a stock linkerd-multicluster install. */
+export const DEFAULT_GATEWAY_NAMESPACE = 'linkerd-multicluster';
+/** Name of the gateway Service in a stock linkerd-multicluster install. */
+export const DEFAULT_GATEWAY_NAME = 'linkerd-gateway';
+
+/** Annotations Linkerd never copies to mirrors (topology hints make no sense remotely). */
+export const NEVER_COPIED_ANNOTATIONS: readonly string[] = [
+  'service.kubernetes.io/topology-aware-hints',
+  'service.kubernetes.io/topology-mode',
+];
+/** Copied even when a link excludes it: the proxy needs to know opaque ports of the remote service. */
+export const OPAQUE_PORTS_ANNOTATION = 'config.linkerd.io/opaque-ports';
+
+/** Flat mode: label naming the cluster whose API the destination controller reads. */
+export const REMOTE_DISCOVERY_LABEL = 'multicluster.linkerd.io/remote-discovery';
+/** Flat mode: label naming the remote service (same namespace). */
+export const REMOTE_SERVICE_LABEL = 'multicluster.linkerd.io/remote-service';
+/** Federated: annotation listing `svc@cluster` members. */
+export const REMOTE_DISCOVERY_ANNOTATION = 'multicluster.linkerd.io/remote-discovery';
+/** Federated: annotation naming the source cluster's own member service. */
+export const LOCAL_DISCOVERY_ANNOTATION = 'multicluster.linkerd.io/local-discovery';

@@ -1,0 +1,14 @@
+/** mirrorc as a library: the fleet model constructs, and the pipeline stages for custom jobs. */
+export * from './model/index.js';
+export { compileFleet, type CompileOptions, type CompileResult } from './compile/compile-fleet.js';
+export { CompileError } from './compile/diagnostics.js';
+export { SourceChart } from './compile/source-chart.js';
+export { GatewayMirror, type GatewayMirrorProps } from './compile/modes/gateway/gateway-mirror.js';
+export { mirrorServiceName } from './compile/names.js';
+export { observeFleet, type FleetObservation, type ObserveOptions, type StaleCluster } from './observe/observe-fleet.js';
+export { readLockFile, renderLockFile, LockFileError } from './observe/lock-file.js';
+export type * from './observe/snapshot.js';
+export { TARGET_OBSERVATION_RULES, SOURCE_OBSERVATION_RULES, observationRules } from './observe/observation-rbac.js';
+export { renderChartFiles } from './emit/render-files.js';
+export { runSynth, type SynthOptions, type SynthResult } from './cli/synth.js';
+export type { FleetDefinition } from './cli/load-fleet.js';

@@ -1,0 +1,79 @@
+import { Construct } from 'constructs';
+import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE } from '../contract/linkerd.js';
+import type { ClusterSpec } from './fleet-spec.js';
+
+const CLUSTER_BRAND = Symbol.for('mirrorc.Cluster');
+
+/** How to reach a cluster's API: references to a kubeconfig, never inline credentials. */
+export interface ClusterAccess {
+  /** Path of the kubeconfig file, relative to the working directory. @default `$KUBECONFIG`, else `~/.kube/config` */
+  readonly kubeconfig?: string;
+  /** Context in that kubeconfig. @default the cluster name */
+  readonly context?: string;
+}
+
+/** Where to find the cluster's Linkerd multicluster gateway, with optional fixed values. */
+export interface GatewayProps {
+  /** Namespace of the gateway Service. @default 'linkerd-multicluster' */
+  readonly namespace?: string;
+  /** Name of the gateway Service. @default 'linkerd-gateway' */
+  readonly name?: string;
+  /** Fixed gateway addresses (IPs or host names), instead of the Service's load-balancer ingress. @default read from the gateway Service */
+  readonly addresses?: readonly string[];
+  /** Fixed gateway port, instead of the Service's `mc-gateway` port. @default read from the gateway Service */
+  readonly port?: number;
+  /** Fixed gateway TLS identity, instead of the Service's `mirror.linkerd.io/gateway-identity` annotation. @default read from the gateway Service */
+  readonly identity?: string;
+}
+
+/** Properties of a {@link Cluster}. */
+export interface ClusterProps {
+  /** The cluster name: suffix of mirror names and folder under `dist/`. Must be a DNS label. @default the construct id */
+  readonly name?: string;
+  /** How observation reaches the cluster's API. @default context named like the cluster in the default kubeconfig */
+  readonly access?: ClusterAccess;
+  /** The cluster's DNS domain. @default 'cluster.local' */
+  readonly clusterDomain?: string;
+  /** The multicluster gateway, when this cluster is a link target. @default linkerd-multicluster/linkerd-gateway */
+  readonly gateway?: GatewayProps;
+}
+
+/** A Kubernetes cluster of the fleet. */
+export class Cluster extends Construct {
+  /** Whether `x` is a Cluster (works across copies of this library). */
+  public static isCluster(x: unknown): x is Cluster {
+    return x !== null && typeof x === 'object' && CLUSTER_BRAND in x;
+  }
+
+  /** The cluster name. */
+  public readonly name: string;
+  private readonly props: ClusterProps;
+
+  constructor(scope: Construct, id: string, props: ClusterProps = {}) {
+    super(scope, id);
+    Object.defineProperty(this, CLUSTER_BRAND, { value: true });
+    this.name = props.name ?? id;
+    this.props = props;
+  }
+
+  /** The cluster with defaults applied, as plain data. */
+  public toSpec(): ClusterSpec {
+    const gw = this.props.gateway ?? {};
+    return {
+      name: this.name,
+      path: this.node.path,
+      access: {
+        ...(this.props.access?.kubeconfig !== undefined ? { kubeconfig: this.props.access.kubeconfig } : {}),
+        context: this.props.access?.context ?? this.name,
+      },
+      clusterDomain: this.props.clusterDomain ?? 'cluster.local',
+      gateway: {
+        namespace: gw.namespace ?? DEFAULT_GATEWAY_NAMESPACE,
+        name: gw.name ?? DEFAULT_GATEWAY_NAME,
+        ...(gw.addresses !== undefined ? { addresses: [...gw.addresses] } : {}),
+        ...(gw.port !== undefined ? { port: gw.port } : {}),
+        ...(gw.identity !== undefined ? { identity: gw.identity } : {}),
+      },
+    };
+  }
+}

@@ -1,0 +1,40 @@
+import { Construct } from 'constructs';
+import type { Cluster } from './cluster.js';
+import type { ExplicitExportSpec } from './fleet-spec.js';
+
+const EXPORT_BRAND = Symbol.for('mirrorc.ExplicitExport');
+
+/** Properties of an {@link ExplicitExport}. */
+export interface ExplicitExportProps {
+  /** The target cluster that owns the service. */
+  readonly cluster: Cluster;
+  /** Namespace of the service. */
+  readonly namespace: string;
+  /** Name of the service. */
+  readonly name: string;
+}
+
+/**
+ * Exports one target service by name, as if it carried the gateway export label: for services
+ * whose labels you cannot change (a vendor chart, a managed add-on). Every link from that
+ * target mirrors it in gateway mode, subject to the link's namespace filter.
+ */
+export class ExplicitExport extends Construct {
+  /** Whether `x` is an ExplicitExport (works across copies of this library). */
+  public static isExplicitExport(x: unknown): x is ExplicitExport {
+    return x !== null && typeof x === 'object' && EXPORT_BRAND in x;
+  }
+
+  private readonly props: ExplicitExportProps;
+
+  constructor(scope: Construct, id: string, props: ExplicitExportProps) {
+    super(scope, id);
+    Object.defineProperty(this, EXPORT_BRAND, { value: true });
+    this.props = props;
+  }
+
+  /** The export as plain data. */
+  public toSpec(): ExplicitExportSpec {
+    return { cluster: this.props.cluster?.name, namespace: this.props.namespace, name: this.props.name, path: this.node.path };
+  }
+}

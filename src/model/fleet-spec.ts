@@ -1,0 +1,80 @@
+/**
+ * The fleet model as plain, sorted data: what the constructs resolve to once defaults are applied.
+ * Observation and compile read only this, never the constructs, so both stay easy to test.
+ */
+import type { LabelSelector } from './label-selector.js';
+
+/** How observation reaches a cluster's API. Only references: never a token or key. */
+export interface ClusterAccessSpec {
+  /** Path of a kubeconfig file; undefined means `$KUBECONFIG` or `~/.kube/config`. */
+  readonly kubeconfig?: string;
+  /** Context within that kubeconfig. */
+  readonly context: string;
+}
+
+/** Where a target's gateway is and what it is called, plus any fixed overrides. */
+export interface GatewaySpec {
+  /** Namespace of the gateway Service. */
+  readonly namespace: string;
+  /** Name of the gateway Service. */
+  readonly name: string;
+  /** Fixed addresses (IPs or host names) instead of the Service's load-balancer ingress. */
+  readonly addresses?: readonly string[];
+  /** Fixed port instead of the Service's `mc-gateway` port. */
+  readonly port?: number;
+  /** Fixed TLS identity instead of the Service's `mirror.linkerd.io/gateway-identity` annotation. */
+  readonly identity?: string;
+}
+
+/** One cluster of the fleet. */
+export interface ClusterSpec {
+  /** DNS-label name; the mirror-name suffix and the `dist/` folder. */
+  readonly name: string;
+  /** Construct path, for messages. */
+  readonly path: string;
+  readonly access: ClusterAccessSpec;
+  /** Cluster DNS domain, used in `remote-svc-fq-name`. */
+  readonly clusterDomain: string;
+  readonly gateway: GatewaySpec;
+}
+
+/** Namespace filter of a link; names may use `*` as a wildcard. */
+export interface NamespaceFilterSpec {
+  /** Only these namespaces are mirrored; empty means all. */
+  readonly include: readonly string[];
+  /** These namespaces are never mirrored; wins over `include`. */
+  readonly exclude: readonly string[];
+}
+
+/** A link: `source` mirrors services exported by `target`. */
+export interface LinkSpec {
+  readonly source: string;
+  readonly target: string;
+  /** Construct path, for messages. */
+  readonly path: string;
+  /** Selects target services mirrored in gateway mode. */
+  readonly selector: LabelSelector;
+  /** Label keys never copied; `x/*` excludes every key starting with `x`. */
+  readonly excludedLabels: readonly string[];
+  /** Annotation keys never copied; same glob rule. */
+  readonly excludedAnnotations: readonly string[];
+  readonly namespaces: NamespaceFilterSpec;
+  /** Emit a Namespace object when a mirrored namespace is missing in the source. */
+  readonly createMissingNamespaces: boolean;
+}
+
+/** A target service exported by name, for services that cannot carry the export label. */
+export interface ExplicitExportSpec {
+  readonly cluster: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** Construct path, for messages. */
+  readonly path: string;
+}
+
+/** The whole fleet, each list sorted. */
+export interface FleetSpec {
+  readonly clusters: readonly ClusterSpec[];
+  readonly links: readonly LinkSpec[];
+  readonly explicitExports: readonly ExplicitExportSpec[];
+}

@@ -1,0 +1,106 @@
+/** Checks of the fleet definition itself. Runs before any network call; every message names its construct. */
+import { Cluster } from './cluster.js';
+import type { ExplicitExport } from './explicit-export.js';
+import { labelKeyProblem, labelSelectorProblems } from './label-selector.js';
+import type { Link } from './link.js';
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const NAMESPACE_PATTERN = /^[a-z0-9*]([-a-z0-9*]*[a-z0-9*])?$/;
+
+/** Why `name` is not a DNS label (RFC 1123, at most 63 characters), or undefined. */
+export function dnsLabelProblem(name: string): string | undefined {
+  if (typeof name !== 'string' || name.length === 0) return 'is empty';
+  if (name.length > 63) return `"${name}" is ${name.length} characters long; at most 63 are allowed`;
+  if (!DNS_LABEL.test(name)) return `"${name}" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit)`;
+  return undefined;
+}
+
+function describe(construct: Cluster | Link | ExplicitExport, kind: string): string {
+  return `${kind} ${construct.node.path}`;
+}
+
+/** Every problem of the fleet definition, in plain words; empty when it is valid. */
+export function fleetProblems(clusters: readonly Cluster[], links: readonly Link[], exports: readonly ExplicitExport[]): string[] {
+  const problems: string[] = [];
+  const byName = new Map<string, Cluster>();
+
+  for (const cluster of clusters) {
+    const where = describe(cluster, 'cluster');
+    const spec = cluster.toSpec();
+    const nameProblem = dnsLabelProblem(spec.name);
+    if (nameProblem) problems.push(`${where}: the cluster name ${nameProblem}; it becomes the mirror-name suffix and the dist/ folder name`);
+    const other = byName.get(spec.name);
+    if (other) problems.push(`${where}: the cluster name "${spec.name}" is already used by ${other.node.path}; cluster names must be unique`);
+    else byName.set(spec.name, cluster);
+    if (!DNS_SUBDOMAIN.test(spec.clusterDomain)) problems.push(`${where}: clusterDomain "${spec.clusterDomain}" is not a DNS domain`);
+    if (spec.access.context.length === 0) problems.push(`${where}: access.context is empty`);
+    const gw = spec.gateway;
+    if (dnsLabelProblem(gw.namespace)) problems.push(`${where}: gateway.namespace ${dnsLabelProblem(gw.namespace)}`);
+    if (dnsLabelProblem(gw.name)) problems.push(`${where}: gateway.name ${dnsLabelProblem(gw.name)}`);
+    if (gw.port !== undefined && !(Number.isInteger(gw.port) && gw.port >= 1 && gw.port <= 65535)) {
+      problems.push(`${where}: gateway.port ${gw.port} is not a port number (1-65535)`);
+    }
+    if (gw.addresses !== undefined) {
+      if (gw.addresses.length === 0) problems.push(`${where}: gateway.addresses is empty; leave it out to read the gateway Service instead`);
+      for (const a of gw.addresses) if (typeof a !== 'string' || a.trim() === '') problems.push(`${where}: gateway.addresses has an empty entry`);
+    }
+    if (gw.identity !== undefined && gw.identity.trim() === '') problems.push(`${where}: gateway.identity is empty; leave it out to read the gateway Service instead`);
+  }
+
+  const knownCluster = (c: unknown): c is Cluster => Cluster.isCluster(c) && byName.get(c.name) === c;
+  const seenLinks = new Map<string, Link>();
+  for (const link of links) {
+    const where = describe(link, 'link');
+    const { source, target } = link;
+    for (const [end, cluster] of [['source', source as unknown], ['target', target as unknown]] as const) {
+      if (knownCluster(cluster)) continue;
+      const what = Cluster.isCluster(cluster) ? `cluster "${cluster.name}" (${cluster.node.path}) is` : 'is not a Cluster, so it is';
+      problems.push(`${where}: its ${end} ${what} not defined in this fleet; create it with new Cluster(fleet, ...) and pass that object`);
+    }
+    if (!knownCluster(source) || !knownCluster(target)) continue;
+    if (source === target) {
+      problems.push(`${where}: a cluster cannot link to itself ("${source.name}"); its own services need no mirror`);
+      continue;
+    }
+    const spec = link.toSpec();
+    const key = `${spec.source}<-${spec.target}`;
+    const dup = seenLinks.get(key);
+    if (dup) problems.push(`${where}: "${spec.source}" already links to "${spec.target}" in ${dup.node.path}; keep one link per source and target`);
+    else seenLinks.set(key, link);
+    for (const p of labelSelectorProblems(spec.selector)) problems.push(`${where}: selector: ${p}`);
+    for (const [field, keys] of [['excludedLabels', spec.excludedLabels], ['excludedAnnotations', spec.excludedAnnotations]] as const) {
+      for (const k of keys) {
+        const bare = k.endsWith('/*') ? `${k.slice(0, -2)}/x` : k;
+        const p = labelKeyProblem(bare);
+        if (p) problems.push(`${where}: ${field} entry "${k}" is not a key or a "prefix/*" pattern`);
+      }
+    }
+    for (const [field, names] of [['namespaces.include', spec.namespaces.include], ['namespaces.exclude', spec.namespaces.exclude]] as const) {
+      for (const n of names) {
+        if (!NAMESPACE_PATTERN.test(n) || n.length > 63) problems.push(`${where}: ${field} entry "${n}" is not a namespace name or pattern ('*' is the only wildcard)`);
+      }
+    }
+  }
+
+  const targets = new Set(links.filter((l) => knownCluster(l.target)).map((l) => l.target.name));
+  const seenExports = new Map<string, ExplicitExport>();
+  for (const exp of exports) {
+    const where = describe(exp, 'explicit export');
+    const spec = exp.toSpec();
+    if (!byName.has(spec.cluster) || !knownCluster(byName.get(spec.cluster))) {
+      problems.push(`${where}: cluster "${spec.cluster}" is not defined in this fleet`);
+      continue;
+    }
+    const nsProblem = dnsLabelProblem(spec.namespace);
+    if (nsProblem) problems.push(`${where}: namespace ${nsProblem}`);
+    const nameProblem = dnsLabelProblem(spec.name);
+    if (nameProblem) problems.push(`${where}: service name ${nameProblem}`);
+    if (!targets.has(spec.cluster)) problems.push(`${where}: no link has "${spec.cluster}" as its target, so ${spec.namespace}/${spec.name} would never be mirrored; add a Link or remove the export`);
+    const key = `${spec.cluster}/${spec.namespace}/${spec.name}`;
+    const dup = seenExports.get(key);
+    if (dup) problems.push(`${where}: ${key} is already exported by ${dup.node.path}`);
+    else seenExports.set(key, exp);
+  }
+  return problems;
+}

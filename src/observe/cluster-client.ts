@@ -1,0 +1,211 @@
+/**
+ * A read-only client for one cluster: per-request timeouts, retries with backoff on transient
+ * errors only, pagination that restarts when the continue token expires, and errors mapped to
+ * {@link ObservationError}. One KubeConfig per cluster, because client-node reads the *current*
+ * context at request time.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as k8s from '@kubernetes/client-node';
+import type { ClusterAccessSpec } from '../model/fleet-spec.js';
+import { ObservationError } from './observation-error.js';
+
+/** Tuning of a {@link ClusterClient}. */
+export interface ClusterClientOptions {
+  /** Client-side timeout of one HTTP request, in milliseconds. @default 10000 */
+  readonly requestTimeoutMs?: number;
+  /** Attempts per request, the first included, for transient errors. @default 3 */
+  readonly attempts?: number;
+  /** First backoff delay in milliseconds; doubles each retry. @default 250 */
+  readonly backoffMs?: number;
+  /** Items per page of a list. @default 500 */
+  readonly pageSize?: number;
+  /** Kubeconfig used when the cluster's access names none. @default `$KUBECONFIG`, else `~/.kube/config` */
+  readonly defaultKubeconfig?: string;
+}
+
+const TRANSIENT_HTTP = new Set([408, 429, 500, 502, 503, 504]);
+const TRANSIENT_NET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+
+interface Page<T> {
+  items: T[];
+  metadata?: { _continue?: string };
+}
+
+/** A read-only API client for one cluster. */
+export class ClusterClient {
+  /**
+   * Builds a client from the cluster's access settings.
+   * @throws ObservationError when the kubeconfig or context cannot be used
+   */
+  public static fromAccess(cluster: string, access: ClusterAccessSpec, options: ClusterClientOptions = {}): ClusterClient {
+    const kc = new k8s.KubeConfig();
+    const file = access.kubeconfig ?? options.defaultKubeconfig;
+    try {
+      if (file !== undefined) kc.loadFromFile(file);
+      else if (process.env.KUBECONFIG) kc.loadFromDefault();
+      else kc.loadFromFile(join(homedir(), '.kube', 'config'));
+    } catch (e) {
+      const where = file ?? process.env.KUBECONFIG ?? '~/.kube/config';
+      const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read as a kubeconfig';
+      throw new ObservationError(cluster, 'kubeconfig', `kubeconfig ${where} ${why}`);
+    }
+    if (!kc.getContextObject(access.context)) {
+      const where = file ?? process.env.KUBECONFIG ?? '~/.kube/config';
+      throw new ObservationError(cluster, 'kubeconfig', `kubeconfig ${where} has no context "${access.context}"`);
+    }
+    kc.setCurrentContext(access.context);
+    return new ClusterClient(cluster, kc, options);
+  }
+
+  private readonly core: k8s.CoreV1Api;
+  private readonly discovery: k8s.DiscoveryV1Api;
+  private readonly timeoutMs: number;
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+  private readonly pageSize: number;
+
+  private constructor(public readonly cluster: string, kc: k8s.KubeConfig, options: ClusterClientOptions) {
+    this.core = kc.makeApiClient(k8s.CoreV1Api);
+    this.discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
+    this.timeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.attempts = options.attempts ?? 3;
+    this.backoffMs = options.backoffMs ?? 250;
+    this.pageSize = options.pageSize ?? 500;
+  }
+
+  /** Services in all namespaces, optionally filtered by a label selector. */
+  public listServices(labelSelector?: string): Promise<k8s.V1Service[]> {
+    const what = `list services in all namespaces${labelSelector ? ` with selector "${labelSelector}"` : ''}`;
+    return this.paginate(what, (cont) =>
+      this.core.listServiceForAllNamespaces({ labelSelector, limit: this.pageSize, _continue: cont }, this.callOptions()),
+    );
+  }
+
+  /** One Service, or undefined when it does not exist. */
+  public async readService(namespace: string, name: string): Promise<k8s.V1Service | undefined> {
+    try {
+      return await this.request(`get service ${namespace}/${name}`, () =>
+        this.core.readNamespacedService({ namespace, name }, this.callOptions()),
+      );
+    } catch (e) {
+      if (e instanceof NotFound) return undefined;
+      throw e;
+    }
+  }
+
+  /** Names of all namespaces. */
+  public async listNamespaces(): Promise<string[]> {
+    const items = await this.paginate('list namespaces', (cont) =>
+      this.core.listNamespace({ limit: this.pageSize, _continue: cont }, this.callOptions()),
+    );
+    return items.map((n) => n.metadata?.name ?? '').filter((n) => n !== '');
+  }
+
+  /** EndpointSlices of one Service. */
+  public listEndpointSlices(namespace: string, serviceName: string): Promise<k8s.V1EndpointSlice[]> {
+    return this.paginate(`list endpointslices of service ${namespace}/${serviceName}`, (cont) =>
+      this.discovery.listNamespacedEndpointSlice(
+        { namespace, labelSelector: `kubernetes.io/service-name=${serviceName}`, limit: this.pageSize, _continue: cont },
+        this.callOptions(),
+      ),
+    );
+  }
+
+  private callOptions(): k8s.ConfigurationOptions<k8s.ObservableMiddleware> {
+    const timeoutMs = this.timeoutMs;
+    return {
+      middleware: [
+        {
+          pre: (ctx: k8s.RequestContext) => {
+            ctx.setSignal(AbortSignal.timeout(timeoutMs));
+            return new k8s.Observable(Promise.resolve(ctx));
+          },
+          post: (ctx: k8s.ResponseContext) => new k8s.Observable(Promise.resolve(ctx)),
+        },
+      ],
+      middlewareMergeStrategy: 'append',
+    };
+  }
+
+  /** All pages of a list; restarts from the beginning when the continue token has expired (HTTP 410). */
+  private async paginate<T>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>): Promise<T[]> {
+    for (let restart = 0; ; restart++) {
+      const items: T[] = [];
+      let cont: string | undefined;
+      try {
+        do {
+          const page = await this.request(what, () => fetchPage(cont));
+          items.push(...page.items);
+          cont = page.metadata?._continue || undefined;
+        } while (cont);
+        return items;
+      } catch (e) {
+        if (e instanceof Expired && restart < 3) continue;
+        if (e instanceof Expired) throw new ObservationError(this.cluster, 'api-error', `${what}: the list kept expiring (HTTP 410) while paging`);
+        throw e;
+      }
+    }
+  }
+
+  /** One request with retries on transient failures, errors mapped to ObservationError. */
+  private async request<T>(what: string, call: () => Promise<T>): Promise<T> {
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= this.attempts; attempt++) {
+      try {
+        return await call();
+      } catch (e) {
+        lastError = e;
+        const code = httpCode(e);
+        if (code === 404) throw new NotFound();
+        if (code === 410) throw new Expired();
+        if (!isTransient(e) || attempt === this.attempts) break;
+        await sleep(this.backoffMs * 2 ** (attempt - 1));
+      }
+    }
+    throw this.toObservationError(what, lastError);
+  }
+
+  private toObservationError(what: string, e: unknown): ObservationError {
+    const code = httpCode(e);
+    if (code === 401) return new ObservationError(this.cluster, 'unauthorized', `${what}: unauthorized (HTTP 401)`);
+    if (code === 403) return new ObservationError(this.cluster, 'forbidden', `${what}: permission denied: ${statusMessage(e) ?? 'forbidden'}`);
+    if (code !== undefined) return new ObservationError(this.cluster, 'api-error', `${what}: HTTP ${code}${statusMessage(e) ? `: ${statusMessage(e)}` : ''}`);
+    if (isAbort(e)) return new ObservationError(this.cluster, 'unreachable', `${what}: no answer within ${this.timeoutMs} ms`);
+    const net = (e as { code?: string })?.code;
+    const msg = e instanceof Error ? e.message : String(e);
+    return new ObservationError(this.cluster, 'unreachable', `${what}: ${net ? `${net}: ` : ''}${msg.replace(/\s+/g, ' ')}`);
+  }
+}
+
+class NotFound extends Error {}
+class Expired extends Error {}
+
+function httpCode(e: unknown): number | undefined {
+  return e instanceof k8s.ApiException ? e.code : undefined;
+}
+
+function isAbort(e: unknown): boolean {
+  return (e as { name?: string })?.name === 'AbortError' || (e as { type?: string })?.type === 'aborted';
+}
+
+function isTransient(e: unknown): boolean {
+  const code = httpCode(e);
+  if (code !== undefined) return TRANSIENT_HTTP.has(code);
+  if (isAbort(e)) return true;
+  const net = (e as { code?: string; errno?: string })?.code ?? (e as { errno?: string })?.errno;
+  return net !== undefined && TRANSIENT_NET.has(net);
+}
+
+/** The `message` of a Kubernetes Status body, if the error carries one. */
+function statusMessage(e: unknown): string | undefined {
+  if (!(e instanceof k8s.ApiException)) return undefined;
+  const body: unknown = e.body;
+  try {
+    const parsed = typeof body === 'string' ? JSON.parse(body) : body;
+    return typeof parsed?.message === 'string' ? parsed.message : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,24 @@
+/** Why a cluster could not be observed, in words an operator can act on. */
+
+/** The broad cause, which decides the advice given. */
+export type ObservationFailure = 'kubeconfig' | 'unreachable' | 'unauthorized' | 'forbidden' | 'api-error';
+
+const ADVICE: Record<ObservationFailure, string> = {
+  kubeconfig: 'check the cluster\'s access settings in the fleet definition (kubeconfig path and context) or pass --kubeconfig',
+  unreachable: 'check that the API server is up and reachable from where synth runs',
+  unauthorized: 'the credentials in the kubeconfig were rejected; refresh the token or certificate',
+  forbidden: 'grant the synth identity the observation role (list/get/watch on the resources named; see README "Reader RBAC")',
+  'api-error': 'the API server answered with an error; retry, and check its health',
+};
+
+/** A cluster could not be observed. Never carries credentials: only the cluster, the request and the server's words. */
+export class ObservationError extends Error {
+  constructor(
+    public readonly cluster: string,
+    public readonly failure: ObservationFailure,
+    public readonly detail: string,
+  ) {
+    super(`cluster "${cluster}": ${detail} (${ADVICE[failure]})`);
+    this.name = 'ObservationError';
+  }
+}

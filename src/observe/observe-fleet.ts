@@ -1,0 +1,119 @@
+/**
+ * Observes every cluster once per role (a target linked from many sources is listed once), with
+ * bounded concurrency, and merges the result with the previous snapshot: a cluster that cannot
+ * be observed keeps its previous state (stale-but-safe) and is reported.
+ */
+import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
+import { compareStrings, sortedRecord } from '../util/order.js';
+import { mapLimit } from '../util/map-limit.js';
+import { ClusterClient, type ClusterClientOptions } from './cluster-client.js';
+import { ObservationError } from './observation-error.js';
+import { observeSource } from './observe-source.js';
+import { observeTarget } from './observe-target.js';
+import { SNAPSHOT_FORMAT, type FleetSnapshot, type SourceSnapshot, type TargetSnapshot } from './snapshot.js';
+
+/** Tuning of {@link observeFleet}. */
+export interface ObserveOptions extends ClusterClientOptions {
+  /** Clusters observed at the same time. @default 4 */
+  readonly concurrency?: number;
+  /** Observe only these clusters (by name); the others keep their previous state. @default all */
+  readonly only?: ReadonlySet<string>;
+}
+
+/** A cluster role that could not be observed this run. */
+export interface StaleCluster {
+  readonly cluster: string;
+  readonly role: 'target' | 'source';
+  readonly error: ObservationError;
+  /** Whether a previous observation exists (and is being kept). */
+  readonly keptPrevious: boolean;
+}
+
+/** The merged snapshot and what went wrong. */
+export interface FleetObservation {
+  readonly snapshot: FleetSnapshot;
+  readonly stale: readonly StaleCluster[];
+  /** Non-fatal findings, such as a gateway without an address. */
+  readonly warnings: readonly string[];
+}
+
+/** Observes the fleet's clusters and merges the result into `previous`. */
+export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, options: ObserveOptions = {}): Promise<FleetObservation> {
+  const clusters = new Map(fleet.clusters.map((c) => [c.name, c]));
+  const targetNames = [...new Set(fleet.links.map((l) => l.target))].sort(compareStrings);
+  const sourceNames = [...new Set(fleet.links.map((l) => l.source))].sort(compareStrings);
+  const selected = (name: string): boolean => options.only === undefined || options.only.has(name);
+
+  const clients = new Map<string, ClusterClient | ObservationError>();
+  const clientFor = (cluster: ClusterSpec): ClusterClient => {
+    let client = clients.get(cluster.name);
+    if (!client) {
+      try {
+        client = ClusterClient.fromAccess(cluster.name, cluster.access, options);
+      } catch (e) {
+        if (!(e instanceof ObservationError)) throw e;
+        client = e;
+      }
+      clients.set(cluster.name, client);
+    }
+    if (client instanceof ObservationError) throw client;
+    return client;
+  };
+
+  type Task = { role: 'target' | 'source'; name: string };
+  const tasks: Task[] = [
+    ...targetNames.filter(selected).map((name) => ({ role: 'target' as const, name })),
+    ...sourceNames.filter(selected).map((name) => ({ role: 'source' as const, name })),
+  ];
+  const targets: Record<string, TargetSnapshot> = {};
+  const sources: Record<string, SourceSnapshot> = {};
+  const stale: StaleCluster[] = [];
+  const warnings: string[] = [];
+
+  const outcomes = await mapLimit(tasks, options.concurrency ?? 4, async (task) => {
+    const cluster = clusters.get(task.name)!;
+    try {
+      if (task.role === 'target') {
+        const links = fleet.links.filter((l) => l.target === task.name);
+        const exports = fleet.explicitExports.filter((e) => e.cluster === task.name);
+        return { task, target: await observeTarget(clientFor(cluster), cluster.gateway, links, exports) };
+      }
+      const linkedTargets = fleet.links.filter((l) => l.source === task.name).map((l) => l.target);
+      return { task, source: await observeSource(clientFor(cluster), linkedTargets) };
+    } catch (e) {
+      if (e instanceof ObservationError) return { task, error: e };
+      throw e;
+    }
+  });
+
+  for (const outcome of outcomes) {
+    const { role, name } = outcome.task;
+    if ('error' in outcome && outcome.error) {
+      const prev = role === 'target' ? previous.targets[name] : previous.sources[name];
+      stale.push({ cluster: name, role, error: outcome.error, keptPrevious: prev !== undefined });
+      if (role === 'target' && previous.targets[name]) targets[name] = previous.targets[name]!;
+      if (role === 'source' && previous.sources[name]) sources[name] = previous.sources[name]!;
+    } else if ('target' in outcome && outcome.target) {
+      const observed = outcome.target;
+      let snapshot = observed.snapshot;
+      const lastGateway = previous.targets[name]?.gateway;
+      for (const problem of observed.gatewayProblems) warnings.push(`cluster "${name}": ${problem}`);
+      if (!snapshot.gateway && lastGateway) {
+        snapshot = { ...snapshot, gateway: lastGateway };
+        warnings.push(`cluster "${name}": keeping the last known gateway ${lastGateway.addresses.join(',')}:${lastGateway.port} for its gateway-mode mirrors`);
+      }
+      targets[name] = snapshot;
+    } else if ('source' in outcome && outcome.source) {
+      sources[name] = outcome.source;
+    }
+  }
+  // Clusters not observed this run (sharding) keep their previous state untouched.
+  for (const name of targetNames) if (!selected(name) && previous.targets[name]) targets[name] = previous.targets[name]!;
+  for (const name of sourceNames) if (!selected(name) && previous.sources[name]) sources[name] = previous.sources[name]!;
+
+  return {
+    snapshot: { format: SNAPSHOT_FORMAT, targets: sortedRecord(targets), sources: sortedRecord(sources) },
+    stale,
+    warnings,
+  };
+}
