@@ -87,7 +87,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     if (stale.length > 0) {
       log('');
       log(`WARNING: ${stale.length} cluster observation${stale.length === 1 ? '' : 's'} failed; the last known state from ${lockFile} is kept for ${stale.length === 1 ? 'it' : 'them'} (stale):`);
-      for (const s of stale) log(`  - as ${s.role}: ${s.error.message}${s.keptPrevious ? '' : ' [never observed before: nothing to keep]'}`);
+      for (const s of stale) log(`  - ${s.role} ${s.error.message}${s.keptPrevious ? '' : ' [never observed before: nothing to keep]'}`);
       log('');
       if (options.strict) return fail(ExitCode.STALE, '--strict: not writing anything because some clusters could not be observed', { stale, warnings });
     }

@@ -18,7 +18,7 @@ export class ObservationError extends Error {
     public readonly failure: ObservationFailure,
     public readonly detail: string,
   ) {
-    super(`cluster "${cluster}": ${detail} (${ADVICE[failure]})`);
+    super(`cluster "${cluster}": ${detail}; ${ADVICE[failure]}`);
     this.name = 'ObservationError';
   }
 }

@@ -2,14 +2,15 @@
  * Gateway (hierarchical) mode: a selectorless Service `<svc>-<target>`, plus Endpoints and
  * EndpointSlices that send every port to the target's gateway (contract §2.2, §7.3).
  */
+import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-28';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME } from '../../../contract/mirrorc.js';
 import type { ObservedGateway, ObservedPort } from '../../../observe/snapshot.js';
+import { compareStrings } from '../../../util/order.js';
 import { endpointSliceName } from '../../names.js';
-import { isIPv6 } from 'node:net';
 
 /** Properties of a {@link GatewayMirror}. */
 export interface GatewayMirrorProps {
@@ -34,6 +35,8 @@ export class GatewayMirror extends Construct {
   constructor(scope: Construct, id: string, props: GatewayMirrorProps) {
     super(scope, id);
     const { namespace, name, gateway } = props;
+    // Sorted here too, so the output never depends on the order addresses were listed in.
+    const gatewayAddresses = [...gateway.addresses].sort(compareStrings);
 
     new k8s.KubeService(this, 'service', {
       metadata: { name, namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
@@ -63,11 +66,11 @@ export class GatewayMirror extends Construct {
         labels: { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' },
         annotations: endpointAnnotations,
       },
-      subsets: [{ addresses: gateway.addresses.map((ip) => ({ ip })), ports: gatewayPorts }],
+      subsets: [{ addresses: gatewayAddresses.map((ip) => ({ ip })), ports: gatewayPorts }],
     });
 
     for (const addressType of ['IPv4', 'IPv6'] as const) {
-      const addresses = gateway.addresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
+      const addresses = gatewayAddresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
       if (addresses.length === 0) continue;
       new k8s.KubeEndpointSlice(this, `endpointslice-${addressType.toLowerCase()}`, {
         metadata: {
