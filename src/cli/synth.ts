@@ -34,6 +34,8 @@ export interface SynthOptions {
   readonly kubeconfig?: string;
   /** Client-side timeout of one API request. @default 10000 */
   readonly requestTimeoutMs?: number;
+  /** Items per page when listing (small values exercise pagination). @default 500 */
+  readonly pageSize?: number;
   /** Where progress and warnings go. @default stderr */
   readonly log?: (line: string) => void;
 }
@@ -80,6 +82,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     const observation = await observeFleet(spec, previous, {
       ...(options.kubeconfig !== undefined ? { defaultKubeconfig: options.kubeconfig } : {}),
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
     });
     snapshot = observation.snapshot;
     stale = observation.stale;
