@@ -55,8 +55,18 @@ export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lo
   }
   const lockTmp = `${lockPath}.tmp`;
   writeFileSync(lockTmp, lockText);
-  if (existsSync(outDir)) renameSync(outDir, previous);
-  renameSync(staging, outDir);
-  renameSync(lockTmp, lockPath);
+  const hadOutput = existsSync(outDir);
+  if (hadOutput) renameSync(outDir, previous);
+  try {
+    renameSync(staging, outDir);
+    renameSync(lockTmp, lockPath);
+  } catch (e) {
+    // Put the previous output back so that dist/ and the lock still match each other.
+    if (existsSync(outDir) && hadOutput) renameSync(outDir, staging);
+    if (hadOutput) renameSync(previous, outDir);
+    rmSync(staging, { recursive: true, force: true });
+    rmSync(lockTmp, { force: true });
+    throw e;
+  }
   rmSync(previous, { recursive: true, force: true });
 }

@@ -25,11 +25,14 @@ export class ExplicitExport extends Construct {
     return x !== null && typeof x === 'object' && EXPORT_BRAND in x;
   }
 
+  /** The target cluster that owns the service. */
+  public readonly cluster: Cluster;
   private readonly props: ExplicitExportProps;
 
   constructor(scope: Construct, id: string, props: ExplicitExportProps) {
     super(scope, id);
     Object.defineProperty(this, EXPORT_BRAND, { value: true });
+    this.cluster = props.cluster;
     this.props = props;
   }
 

@@ -112,15 +112,17 @@ export function selectorToQuery(selector: LabelSelector): string {
   for (const key of Object.keys(selector.matchLabels ?? {}).sort()) {
     parts.push(`${key}=${selector.matchLabels![key]}`);
   }
-  const exprs = [...(selector.matchExpressions ?? [])].sort((a, b) => compareStrings(a.key + a.operator, b.key + b.operator));
-  for (const req of exprs) {
+  const exprs: [key: string, text: string][] = [];
+  for (const req of selector.matchExpressions ?? []) {
     const values = [...(req.values ?? [])].sort(compareStrings).join(',');
     switch (req.operator) {
-      case 'In': parts.push(`${req.key} in (${values})`); break;
-      case 'NotIn': parts.push(`${req.key} notin (${values})`); break;
-      case 'Exists': parts.push(req.key); break;
-      case 'DoesNotExist': parts.push(`!${req.key}`); break;
+      case 'In': exprs.push([req.key, `${req.key} in (${values})`]); break;
+      case 'NotIn': exprs.push([req.key, `${req.key} notin (${values})`]); break;
+      case 'Exists': exprs.push([req.key, req.key]); break;
+      case 'DoesNotExist': exprs.push([req.key, `!${req.key}`]); break;
     }
   }
+  exprs.sort(([ka, ta], [kb, tb]) => compareStrings(ka, kb) || compareStrings(ta, tb));
+  parts.push(...exprs.map(([, text]) => text));
   return parts.join(',');
 }

@@ -88,8 +88,9 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
   for (const exp of exports) {
     const where = describe(exp, 'explicit export');
     const spec = exp.toSpec();
-    if (!byName.has(spec.cluster) || !knownCluster(byName.get(spec.cluster))) {
-      problems.push(`${where}: cluster "${spec.cluster}" is not defined in this fleet`);
+    if (!knownCluster(exp.cluster as unknown)) {
+      const what = Cluster.isCluster(exp.cluster) ? `cluster "${exp.cluster.name}" (${exp.cluster.node.path})` : 'cluster (not a Cluster)';
+      problems.push(`${where}: its ${what} is not defined in this fleet; pass a Cluster created in this fleet`);
       continue;
     }
     const nsProblem = dnsLabelProblem(spec.namespace);

@@ -8,6 +8,6 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
       results[i] = await fn(items[i]!);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  await Promise.all(Array.from({ length: Number.isFinite(limit) ? Math.max(1, Math.min(limit, items.length)) : 1 }, worker));
   return results;
 }

@@ -1,0 +1,266 @@
+/**
+ * The lock file (src/observe/lock-file.ts): reading with clear errors, and canonical rendering.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LockFileError, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
+import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../../src/observe/snapshot.js';
+
+let dir: string;
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mirrorc-'));
+});
+after(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes `text` to a fresh file in the temp dir and returns its path. */
+function lockWith(name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/** Runs readLockFile and returns the LockFileError it must throw. */
+function lockError(file: string): LockFileError {
+  let caught: unknown;
+  try {
+    readLockFile(file);
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof LockFileError, `expected a LockFileError, got ${String(caught)}`);
+  return caught;
+}
+
+/** A snapshot with nested objects whose keys are deliberately out of order. */
+function sampleSnapshot(): FleetSnapshot {
+  return {
+    format: SNAPSHOT_FORMAT,
+    targets: {
+      west: {
+        selectors: ['mirror.linkerd.io/exported=true'],
+        services: [
+          {
+            namespace: 'shop',
+            name: 'web',
+            labels: { zeta: '1', app: 'web', Upper: 'x' },
+            annotations: { 'config.linkerd.io/opaque-ports': '5432' },
+            type: 'ClusterIP',
+            headless: false,
+            ports: [
+              { name: 'http', protocol: 'TCP', port: 80, targetPort: 'http' },
+              { name: 'admin', protocol: 'TCP', port: 9000, targetPort: 9000 },
+            ],
+          },
+        ],
+        missingExplicitExports: [],
+        gateway: { port: 4143, addresses: ['203.0.113.2', '203.0.113.10'], identity: 'gw.id' },
+      },
+      east: { services: [], selectors: [], missingExplicitExports: ['ns/gone'] },
+    },
+    sources: { east: { namespaces: ['shop', 'default'], foreignServices: [{ name: 'web-west', namespace: 'shop' }] } },
+  };
+}
+
+describe('readLockFile', () => {
+  test('a missing file is an empty snapshot', () => {
+    // GIVEN a path where no file exists
+    const file = path.join(dir, 'does-not-exist.lock.json');
+    // WHEN read / THEN the snapshot is empty, in the current format
+    assert.deepEqual(readLockFile(file), { format: SNAPSHOT_FORMAT, targets: {}, sources: {} });
+    assert.deepEqual(readLockFile(file), emptySnapshot());
+  });
+
+  test('invalid JSON is a LockFileError naming the path and what to do', () => {
+    // GIVEN a lock file cut off in the middle (e.g. a bad merge)
+    const file = lockWith('truncated.lock.json', '{"format": 1, "targets": {');
+    // WHEN read
+    const error = lockError(file);
+    // THEN the message names the file, the cause, and the two ways out
+    assert.equal(error.path, file);
+    assert.equal(error.name, 'LockFileError');
+    assert.ok(error.message.startsWith(`lock file ${file} is not valid JSON`), error.message);
+    assert.match(error.message, /restore it from git, or delete it/);
+  });
+
+  test('merge-conflict markers are reported as invalid JSON', () => {
+    const file = lockWith('conflict.lock.json', '<<<<<<< HEAD\n{"format": 1}\n=======\n{"format": 1}\n>>>>>>> other\n');
+    assert.match(lockError(file).message, /is not valid JSON/);
+  });
+
+  test('another format number is a LockFileError stating both formats', () => {
+    // GIVEN a lock written by a newer version
+    const file = lockWith('future.lock.json', JSON.stringify({ format: 2, targets: {}, sources: {} }));
+    // WHEN read
+    const error = lockError(file);
+    // THEN the message names the file, the found and the supported format, and what to do
+    assert.ok(error.message.includes(file), error.message);
+    assert.match(error.message, /has format 2, but this version reads format 1/);
+    assert.match(error.message, /restore it from git, or delete it/);
+  });
+
+  test('a format given as a string is not accepted', () => {
+    const file = lockWith('string-format.lock.json', JSON.stringify({ format: '1', targets: {}, sources: {} }));
+    assert.match(lockError(file).message, /has format "1", but this version reads format 1/);
+  });
+
+  test('JSON that is not an object is a LockFileError', () => {
+    for (const [name, text] of [['null', 'null'], ['array', '[]'], ['number', '1'], ['string', '"x"']] as const) {
+      const file = lockWith(`${name}.lock.json`, text);
+      const error = lockError(file);
+      assert.ok(error.message.includes(file), error.message);
+      assert.match(error.message, /but this version reads format 1/);
+    }
+  });
+
+  test('a lock without targets or sources is a LockFileError', () => {
+    for (const [name, value] of [
+      ['no-targets', { format: 1, sources: {} }],
+      ['no-sources', { format: 1, targets: {} }],
+      ['null-targets', { format: 1, targets: null, sources: {} }],
+    ] as const) {
+      const file = lockWith(`${name}.lock.json`, JSON.stringify(value));
+      assert.match(lockError(file).message, /lacks "targets" or "sources"/, name);
+    }
+  });
+
+  test('an unreadable path (a directory) is a LockFileError with the error code', () => {
+    // GIVEN a directory where the lock file should be
+    const file = path.join(dir, 'a-directory.lock.json');
+    fs.mkdirSync(file);
+    // WHEN read / THEN it is not mistaken for a missing file
+    const error = lockError(file);
+    assert.match(error.message, /cannot be read \(EISDIR\)/);
+    assert.ok(error.message.includes(file));
+  });
+
+  test('a valid lock is returned as written', () => {
+    const snapshot = sampleSnapshot();
+    const file = lockWith('valid.lock.json', JSON.stringify(snapshot));
+    assert.deepEqual(readLockFile(file), snapshot);
+  });
+});
+
+describe('renderLockFile', () => {
+  test('sorts keys at every depth, keeps array order, indents by 2 and ends with a newline', () => {
+    // GIVEN a snapshot whose objects list keys out of order
+    const text = renderLockFile(sampleSnapshot());
+
+    // THEN the text is exactly the canonical form
+    const expected = `{
+  "format": 1,
+  "sources": {
+    "east": {
+      "foreignServices": [
+        {
+          "name": "web-west",
+          "namespace": "shop"
+        }
+      ],
+      "namespaces": [
+        "shop",
+        "default"
+      ]
+    }
+  },
+  "targets": {
+    "east": {
+      "missingExplicitExports": [
+        "ns/gone"
+      ],
+      "selectors": [],
+      "services": []
+    },
+    "west": {
+      "gateway": {
+        "addresses": [
+          "203.0.113.2",
+          "203.0.113.10"
+        ],
+        "identity": "gw.id",
+        "port": 4143
+      },
+      "missingExplicitExports": [],
+      "selectors": [
+        "mirror.linkerd.io/exported=true"
+      ],
+      "services": [
+        {
+          "annotations": {
+            "config.linkerd.io/opaque-ports": "5432"
+          },
+          "headless": false,
+          "labels": {
+            "Upper": "x",
+            "app": "web",
+            "zeta": "1"
+          },
+          "name": "web",
+          "namespace": "shop",
+          "ports": [
+            {
+              "name": "http",
+              "port": 80,
+              "protocol": "TCP",
+              "targetPort": "http"
+            },
+            {
+              "name": "admin",
+              "port": 9000,
+              "protocol": "TCP",
+              "targetPort": 9000
+            }
+          ],
+          "type": "ClusterIP"
+        }
+      ]
+    }
+  }
+}
+`;
+    assert.equal(text, expected);
+  });
+
+  test('the same snapshot built in another key order renders byte for byte the same', () => {
+    // GIVEN the sample snapshot rebuilt with every object's keys reversed
+    const reverseKeys = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(reverseKeys);
+      if (v !== null && typeof v === 'object') {
+        return Object.fromEntries(Object.keys(v).reverse().map((k) => [k, reverseKeys((v as Record<string, unknown>)[k])]));
+      }
+      return v;
+    };
+    const reordered = reverseKeys(sampleSnapshot()) as FleetSnapshot;
+    // THEN both render identically
+    assert.equal(renderLockFile(reordered), renderLockFile(sampleSnapshot()));
+  });
+
+  test('the empty snapshot renders as a small canonical file', () => {
+    assert.equal(renderLockFile(emptySnapshot()), '{\n  "format": 1,\n  "sources": {},\n  "targets": {}\n}\n');
+  });
+
+  test('round-trips through readLockFile, and re-rendering is stable', () => {
+    // GIVEN a rendered lock written to disk
+    const snapshot = sampleSnapshot();
+    const text = renderLockFile(snapshot);
+    const file = lockWith('roundtrip.lock.json', text);
+    // WHEN it is read back
+    const read = readLockFile(file);
+    // THEN it equals the snapshot and renders to the same bytes
+    assert.deepEqual(read, snapshot);
+    assert.equal(renderLockFile(read), text);
+  });
+
+  test('drops undefined fields instead of writing them', () => {
+    // GIVEN a snapshot with an optional field explicitly undefined
+    const snapshot = sampleSnapshot();
+    const east = { ...snapshot.targets['east']!, gateway: undefined };
+    const text = renderLockFile({ ...snapshot, targets: { ...snapshot.targets, east } });
+    // THEN it renders like the snapshot without that field
+    assert.equal(text, renderLockFile(snapshot));
+  });
+});

@@ -1,0 +1,227 @@
+/**
+ * Ordering, canonical JSON and bounded concurrency helpers (src/util).
+ */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalJson } from '../../src/util/canonical-json.js';
+import { mapLimit } from '../../src/util/map-limit.js';
+import { compareBy, compareStrings, sortedRecord, sortedUnique } from '../../src/util/order.js';
+
+describe('compareStrings', () => {
+  test('upper case sorts before lower case (code-point order, not alphabetical)', () => {
+    assert.ok(compareStrings('B', 'a') < 0);
+    assert.ok(compareStrings('a', 'B') > 0);
+    assert.ok(compareStrings('Z', 'a') < 0);
+  });
+
+  test('orders punctuation and digits by code point', () => {
+    // '-' (0x2D) < '.' (0x2E) < '/' (0x2F) < '0' (0x30) < 'A' (0x41) < '_' (0x5F) < 'a' (0x61)
+    const shuffled = ['a', '_', 'A', '0', '/', '.', '-'];
+    assert.deepEqual([...shuffled].sort(compareStrings), ['-', '.', '/', '0', 'A', '_', 'a']);
+  });
+
+  test('a prefix sorts before the longer string, and equal strings compare 0', () => {
+    assert.ok(compareStrings('web', 'web-west') < 0);
+    assert.ok(compareStrings('web-west', 'web') > 0);
+    assert.equal(compareStrings('same', 'same'), 0);
+    assert.equal(compareStrings('', ''), 0);
+    assert.ok(compareStrings('', 'a') < 0);
+  });
+
+  test('does not follow locale collation', () => {
+    // GIVEN pairs that locale collation orders the other way round
+    const pairs: [string, string][] = [
+      ['B', 'a'],
+      ['Z', 'ä'],
+      ['z', 'ä'],
+      ['a-b', 'a_b'],
+    ];
+    for (const [lower, higher] of pairs) {
+      // THEN code-point order holds regardless of what localeCompare says
+      assert.ok(compareStrings(lower, higher) < 0, `${lower} < ${higher}`);
+      assert.ok(compareStrings(higher, lower) > 0, `${higher} > ${lower}`);
+    }
+    // AND at least one pair differs from the (en) locale order, so the test can tell them apart
+    assert.ok(pairs.some(([a, b]) => a.localeCompare(b, 'en') > 0));
+  });
+
+  test('compares UTF-16 code units, the documented order ("～" U+FF5E after "😀" U+1F600)', () => {
+    assert.equal(compareStrings('\u{FF5E}', '\u{1F600}'), 1);
+  });
+});
+
+describe('compareBy', () => {
+  test('the first differing key decides, later keys break ties', () => {
+    const items = [
+      { ns: 'b', name: 'a' },
+      { ns: 'a', name: 'z' },
+      { ns: 'a', name: 'B' },
+      { ns: 'a', name: 'b' },
+    ];
+    const sorted = [...items].sort(compareBy((i) => i.ns, (i) => i.name));
+    assert.deepEqual(sorted.map((i) => `${i.ns}/${i.name}`), ['a/B', 'a/b', 'a/z', 'b/a']);
+  });
+
+  test('equal on every key compares 0', () => {
+    assert.equal(compareBy<{ k: string }>((i) => i.k)({ k: 'x' }, { k: 'x' }), 0);
+  });
+});
+
+describe('sortedRecord', () => {
+  test('returns a copy whose keys are in code-point order', () => {
+    // GIVEN a record with keys in arbitrary order
+    const input = { zeta: 1, Alpha: 2, alpha: 3, 'a.b/c': 4, 'a-b/c': 5 };
+    // WHEN sorted
+    const out = sortedRecord(input);
+    // THEN the keys iterate in code-point order and values follow their keys
+    assert.deepEqual(Object.keys(out), ['Alpha', 'a-b/c', 'a.b/c', 'alpha', 'zeta']);
+    assert.deepEqual(out, input);
+    // AND the input is a different, untouched object
+    assert.notEqual(out, input);
+    assert.deepEqual(Object.keys(input), ['zeta', 'Alpha', 'alpha', 'a.b/c', 'a-b/c']);
+  });
+
+});
+
+describe('sortedUnique', () => {
+  test('removes duplicates and sorts in code-point order', () => {
+    assert.deepEqual(sortedUnique(['b', 'a', 'B', 'b', 'a']), ['B', 'a', 'b']);
+    assert.deepEqual(sortedUnique(new Set(['x'])), ['x']);
+    assert.deepEqual(sortedUnique([]), []);
+  });
+});
+
+describe('canonicalJson', () => {
+  test('sorts object keys at every depth and keeps array order', () => {
+    const value = { b: { d: 1, c: [{ z: 1, y: 2 }, 'x', 3] }, a: null, B: true };
+    assert.equal(
+      canonicalJson(value),
+      '{\n  "B": true,\n  "a": null,\n  "b": {\n    "c": [\n      {\n        "y": 2,\n        "z": 1\n      },\n      "x",\n      3\n    ],\n    "d": 1\n  }\n}\n',
+    );
+  });
+
+  test('equal values built in different key orders give the same text', () => {
+    const one = { x: { p: 1, q: [1, 2] }, y: 'v' };
+    const two = { y: 'v', x: { q: [1, 2], p: 1 } };
+    assert.equal(canonicalJson(one), canonicalJson(two));
+  });
+
+  test('different array orders give different text', () => {
+    assert.notEqual(canonicalJson({ a: [1, 2] }), canonicalJson({ a: [2, 1] }));
+  });
+
+  test('omits undefined properties like JSON.stringify, and keeps null', () => {
+    assert.equal(canonicalJson({ a: undefined, b: null }), '{\n  "b": null\n}\n');
+  });
+
+  test('renders scalars and empty containers with the final newline', () => {
+    assert.equal(canonicalJson('x'), '"x"\n');
+    assert.equal(canonicalJson(1), '1\n');
+    assert.equal(canonicalJson([]), '[]\n');
+    assert.equal(canonicalJson({}), '{}\n');
+  });
+
+  test('parses back to an equal value', () => {
+    const value = { s: 'a"b\\c\n', n: -1.5, list: [{ k: 'v' }, [], {}], t: false };
+    assert.deepEqual(JSON.parse(canonicalJson(value)), value);
+  });
+
+  // Same cause as sortedRecord: canonicalJson({ '10': 1, '9': 2 }) writes "9" first.
+  test('integer-like keys are written in code-point order ("10" before "9")', () => {
+    assert.equal(canonicalJson({ '9': 2, '10': 1 }), '{\n  "10": 1,\n  "9": 2\n}\n');
+  });
+});
+
+describe('mapLimit', () => {
+  /** Resolves after `ms` milliseconds. */
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+  test('never runs more than `limit` calls at once, and reaches the limit', async () => {
+    // GIVEN 12 tasks with varied durations and a limit of 3
+    let inFlight = 0;
+    let peak = 0;
+    const durations = [8, 1, 5, 2, 9, 1, 3, 7, 1, 4, 6, 2];
+    // WHEN they run through mapLimit
+    await mapLimit(durations, 3, async (ms) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await sleep(ms);
+      inFlight--;
+      return ms;
+    });
+    // THEN at most 3 ran at once, and 3 did run concurrently
+    assert.equal(peak, 3);
+    assert.equal(inFlight, 0);
+  });
+
+  test('a limit of 1 runs the calls one after the other, in input order', async () => {
+    const started: number[] = [];
+    let inFlight = 0;
+    await mapLimit([3, 1, 2], 1, async (x) => {
+      assert.equal(inFlight, 0, 'a second call started while one was running');
+      inFlight++;
+      started.push(x);
+      await sleep(x);
+      inFlight--;
+    });
+    assert.deepEqual(started, [3, 1, 2]);
+  });
+
+  test('results keep the input order even when later items finish first', async () => {
+    // GIVEN items whose calls finish in reverse order
+    const items = [30, 20, 10, 0];
+    const finished: number[] = [];
+    // WHEN mapped with enough concurrency for all of them
+    const results = await mapLimit(items, 4, async (ms) => {
+      await sleep(ms);
+      finished.push(ms);
+      return `r${ms}`;
+    });
+    // THEN the calls finished out of order but the results are in input order
+    assert.deepEqual(finished, [0, 10, 20, 30]);
+    assert.deepEqual(results, ['r30', 'r20', 'r10', 'r0']);
+  });
+
+  test('calls fn exactly once per item, even with a limit above the item count', async () => {
+    const calls: string[] = [];
+    const results = await mapLimit(['a', 'b'], 10, async (x) => {
+      calls.push(x);
+      return x.toUpperCase();
+    });
+    assert.deepEqual(calls.sort(), ['a', 'b']);
+    assert.deepEqual(results, ['A', 'B']);
+  });
+
+  test('an empty input gives an empty result without calling fn', async () => {
+    let called = false;
+    const results = await mapLimit([], 4, async () => {
+      called = true;
+    });
+    assert.deepEqual(results, []);
+    assert.equal(called, false);
+  });
+
+  test('a limit below 1 still makes progress, one call at a time', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const results = await mapLimit([1, 2, 3], 0, async (x) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await sleep(1);
+      inFlight--;
+      return x * 2;
+    });
+    assert.deepEqual(results, [2, 4, 6]);
+    assert.equal(peak, 1);
+  });
+
+  test('a failing call rejects the whole map with its error', async () => {
+    await assert.rejects(
+      mapLimit([1, 2, 3], 2, async (x) => {
+        if (x === 2) throw new Error('boom 2');
+        return x;
+      }),
+      /boom 2/,
+    );
+  });
+});
