@@ -3,12 +3,13 @@
 # outside the repository. Prints the directory holding the binaries on its last line.
 #
 #   KUBE_TEST_ASSETS      use binaries already there (kube-apiserver, etcd, kubectl); nothing is built
+#                         (Go is then not needed)
 #   KUBE_TEST_BINS_CACHE  cache root (default: $XDG_CACHE_HOME/kube-test-bins or ~/.cache/kube-test-bins)
 #   K8S_VERSION           k8s.io/kubernetes version to build (default below)
 set -euo pipefail
 
 if [ -n "${KUBE_TEST_ASSETS:-}" ]; then
-  for b in kube-apiserver etcd; do
+  for b in kube-apiserver etcd kubectl; do
     [ -x "$KUBE_TEST_ASSETS/$b" ] || { echo "KUBE_TEST_ASSETS=$KUBE_TEST_ASSETS has no executable $b" >&2; exit 1; }
   done
   echo "$KUBE_TEST_ASSETS"; exit 0
@@ -22,11 +23,22 @@ SRC="$CACHE/src-v$K8S_VERSION"
 OUT="$CACHE/v$K8S_VERSION"
 export GOTOOLCHAIN=local CGO_ENABLED=0
 
+cached() {
+  [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/etcd" ] && [ -x "$OUT/kubectl" ] || return 1
+  local v; v="$("$OUT/kube-apiserver" --version 2>/dev/null)" || return 1
+  [ "$v" = "Kubernetes v$K8S_VERSION" ]
+}
+# The cache check comes first: cached binaries need no Go.
+if cached; then echo "$OUT"; exit 0; fi
+
 command -v go >/dev/null || { echo "go is not installed: the test harness builds kube-apiserver and etcd with Go (or set KUBE_TEST_ASSETS)" >&2; exit 1; }
 
-if [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/etcd" ] && [ -x "$OUT/kubectl" ] \
-   && "$OUT/kube-apiserver" --version 2>/dev/null | grep -q "v$K8S_VERSION\$"; then
-  echo "$OUT"; exit 0
+# Several test processes may call this at once: one builds, the others wait and then reuse it.
+mkdir -p "$CACHE"
+if command -v flock >/dev/null; then
+  exec 9>"$CACHE/.build-v$K8S_VERSION.lock"
+  flock 9
+  if cached; then echo "$OUT"; exit 0; fi
 fi
 
 mkdir -p "$SRC" "$OUT"
