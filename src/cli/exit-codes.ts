@@ -10,4 +10,6 @@ export const ExitCode = {
   COMPILE_ERROR: 3,
   /** `--strict` and at least one cluster could not be observed. Nothing was written. */
   STALE: 4,
+  /** `check`: dist/ or the lock differs from what synth would write. Nothing was written. */
+  CHECK_FAILED: 5,
 } as const;

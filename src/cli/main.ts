@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-/** `mirrorc` command line: `synth [--offline] [--strict] [--fleet F] [--lock F] [--out D] [--kubeconfig F]`. */
+/** `mirrorc` command line: `synth|plan|check [--offline] [--strict] [--fleet F] [--lock F] [--out D] [--kubeconfig F]`. */
 import { parseArgs } from 'node:util';
 import { ExitCode } from './exit-codes.js';
 import { runSynth } from './synth.js';
 
-const USAGE = `usage: mirrorc synth [options]
+const USAGE = `usage: mirrorc <synth|plan|check> [options]
 
-Observes the fleet's clusters, updates the lock, compiles mirrors into <out>/<cluster>/.
+  synth   observe the fleet's clusters, update the lock, compile mirrors into <out>/<cluster>/
+  plan    the same, but only print what would be added, changed (with the fields) and removed
+  check   like plan, but exit 5 when <out>/ or the lock differs from what synth would write (for CI)
 
 options:
   --fleet <file>       fleet definition module (default: clusters/fleet.ts)
@@ -18,7 +20,8 @@ options:
   --timeout <ms>       client-side timeout of one API request (default: 10000)
   -h, --help           show this help
 
-exit codes: 0 written, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters`;
+exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters,
+            5 check found differences`;
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -47,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     return ExitCode.OK;
   }
   const command = positionals[0] ?? 'synth';
-  if (command !== 'synth' || positionals.length > 1) {
+  if (!['synth', 'plan', 'check'].includes(command) || positionals.length > 1) {
     process.stderr.write(`error: unknown command "${positionals.join(' ')}"\n\n${USAGE}\n`);
     return ExitCode.INVALID_INPUT;
   }
@@ -58,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const result = await runSynth({
     fleetFile: values.fleet ?? 'clusters/fleet.ts',
+    mode: command === 'synth' ? 'write' : (command as 'plan' | 'check'),
     ...(values.lock !== undefined ? { lockFile: values.lock } : {}),
     outDir: values.out ?? process.env.CDK8S_OUTDIR ?? 'dist',
     offline: values.offline,

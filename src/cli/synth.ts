@@ -1,11 +1,13 @@
 /**
  * The synth job: model → observe → compile → emit. Used by the CLI and by tests in-process.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import YAML from 'yaml';
 import { App } from 'cdk8s';
 import { compileFleet } from '../compile/compile-fleet.js';
 import { CompileError } from '../compile/diagnostics.js';
-import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
+import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import { renderChartFiles, type FileTree } from '../emit/render-files.js';
 import { readTree, recoverInterruptedWrite, writeOutput } from '../emit/write-output.js';
 import { FleetDefinitionError } from '../model/fleet.js';
@@ -36,8 +38,12 @@ export interface SynthOptions {
   readonly requestTimeoutMs?: number;
   /** Items per page when listing (small values exercise pagination). @default 500 */
   readonly pageSize?: number;
+  /** `write` replaces dist/ and the lock; `plan` only reports what would change; `check` fails when anything would. @default 'write' */
+  readonly mode?: 'write' | 'plan' | 'check';
   /** Where progress and warnings go. @default stderr */
   readonly log?: (line: string) => void;
+  /** Where a plan or check report goes. @default stdout */
+  readonly print?: (line: string) => void;
 }
 
 /** What a run did. */
@@ -113,16 +119,40 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   warnings.push(...compileWarnings);
   for (const w of warnings) log(`warning: ${w}`);
 
-  // Emit: swap in the new tree and the lock.
-  recoverInterruptedWrite(outDir);
+  const lockText = renderLockFile(snapshot);
+  const mode = options.mode ?? 'write';
+  if (mode === 'write') {
+    // Emit: swap in the new tree and the lock.
+    recoverInterruptedWrite(outDir);
+    const before = readTree(outDir);
+    writeOutput(outDir, tree, lockFile, lockText);
+    const changes = diffTrees(before, tree);
+    logChanges(log, changes, outDir, before, tree);
+    return { exitCode: ExitCode.OK, changes, warnings, stale };
+  }
+
+  // Plan or check: compare with what is on disk, write nothing.
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const before = readTree(outDir);
-  writeOutput(outDir, tree, lockFile, renderLockFile(snapshot));
   const changes = diffTrees(before, tree);
-  logChanges(log, changes, outDir);
+  const lockChanged = readTextOrUndefined(lockFile) !== lockText;
+  logChanges(print, changes, outDir, before, tree);
+  if (lockChanged) print(`${lockFile}: would change`);
+  if (mode === 'check' && (changes.length > 0 || lockChanged)) {
+    return fail(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`, { changes, stale, warnings });
+  }
   return { exitCode: ExitCode.OK, changes, warnings, stale };
 }
 
-function logChanges(log: (line: string) => void, changes: readonly ClusterChanges[], outDir: string): void {
+function readTextOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function logChanges(log: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree): void {
   if (changes.length === 0) {
     log(`${outDir}/ is up to date: no changes`);
     return;
@@ -130,7 +160,12 @@ function logChanges(log: (line: string) => void, changes: readonly ClusterChange
   for (const c of changes) {
     log(`${join(outDir, c.cluster)}/: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`);
     for (const f of c.added) log(`  + ${f}`);
-    for (const f of c.changed) log(`  ~ ${f}`);
+    for (const f of c.changed) {
+      log(`  ~ ${f}`);
+      const key = `${c.cluster}/${f}`;
+      const fields = changedFields(YAML.parse(before.get(key) ?? ''), YAML.parse(after.get(key) ?? ''));
+      for (const field of fields.length > 0 ? fields : ['(text only: comments or formatting)']) log(`      ${field}`);
+    }
     for (const f of c.removed) log(`  - ${f}`);
   }
 }

@@ -34,3 +34,19 @@ export function diffTrees(before: FileTree, after: FileTree): ClusterChanges[] {
     .map((c) => ({ ...c, added: c.added.sort(compareStrings), changed: c.changed.sort(compareStrings), removed: c.removed.sort(compareStrings) }))
     .sort((a, b) => compareStrings(a.cluster, b.cluster));
 }
+
+/** Dotted paths of every value that differs between two parsed objects, with both values. */
+export function changedFields(before: unknown, after: unknown, path = ''): string[] {
+  const show = (v: unknown): string => (v === undefined ? '(none)' : JSON.stringify(v));
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const out: string[] = [];
+    for (let i = 0; i < Math.max(before.length, after.length); i++) out.push(...changedFields(before[i], after[i], `${path}[${i}]`));
+    return out;
+  }
+  const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObj(before) && isObj(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(compareStrings);
+    return keys.flatMap((k) => changedFields(before[k], after[k], path ? `${path}.${k}` : k));
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [`${path}: ${show(before)} → ${show(after)}`];
+}

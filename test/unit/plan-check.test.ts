@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { runSynth, type SynthOptions } from '../../src/cli/synth.js';
+import { readTree } from '../../src/emit/write-output.js';
+
+/** A scratch copy of the example fleet's lock and dist/. */
+function scratch(): { dir: string; run: (o: Partial<SynthOptions>) => ReturnType<typeof runSynth>; printed: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'mirrorc-plan-'));
+  cpSync('dist', join(dir, 'dist'), { recursive: true });
+  cpSync('clusters/fleet.lock.json', join(dir, 'fleet.lock.json'));
+  const printed: string[] = [];
+  const run = (o: Partial<SynthOptions>) =>
+    runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(dir, 'fleet.lock.json'), outDir: join(dir, 'dist'), offline: true, log: () => {}, print: (l) => printed.push(l), ...o });
+  return { dir, run, printed };
+}
+
+test('plan lists exactly the changed objects and fields, and writes nothing', async () => {
+  const { dir, run, printed } = scratch();
+  try {
+    // GIVEN the lock records a new gateway address for east
+    const lockPath = join(dir, 'fleet.lock.json');
+    writeFileSync(lockPath, readFileSync(lockPath, 'utf8').replace('198.51.100.7', '198.51.100.8'));
+    const before = readTree(join(dir, 'dist'));
+    // WHEN planning
+    const result = await run({ mode: 'plan' });
+    // THEN only west's two endpoint objects of payments-east change, in exactly that field
+    assert.equal(result.exitCode, ExitCode.OK);
+    assert.deepEqual(result.changes, [{ cluster: 'west', added: [], changed: ['shop/endpoints-payments-east.yaml', 'shop/endpointslice-payments-east-ipv4.yaml'], removed: [] }]);
+    assert.ok(printed.includes('      subsets[0].addresses[0].ip: "198.51.100.7" → "198.51.100.8"'), printed.join('\n'));
+    assert.ok(printed.includes('      endpoints[0].addresses[0]: "198.51.100.7" → "198.51.100.8"'), printed.join('\n'));
+    // AND nothing was written
+    assert.deepEqual(readTree(join(dir, 'dist')), before);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('check fails on a hand-edited dist/ file and passes after a fresh synth', async () => {
+  const { dir, run } = scratch();
+  try {
+    // GIVEN a clean copy, check passes
+    assert.equal((await run({ mode: 'check' })).exitCode, ExitCode.OK);
+    // WHEN a generated file is edited by hand
+    appendFileSync(join(dir, 'dist/london/default/service-bar-paris.yaml'), '# hand edit\n');
+    const failed = await run({ mode: 'check' });
+    // THEN check fails naming the file
+    assert.equal(failed.exitCode, ExitCode.CHECK_FAILED);
+    assert.deepEqual(failed.changes.map((c) => [c.cluster, c.changed]), [['london', ['default/service-bar-paris.yaml']]]);
+    // AND after synth it passes again
+    assert.equal((await run({ mode: 'write' })).exitCode, ExitCode.OK);
+    assert.equal((await run({ mode: 'check' })).exitCode, ExitCode.OK);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('check fails when a file is missing or extra, or the lock is not canonical', async () => {
+  const { dir, run } = scratch();
+  try {
+    rmSync(join(dir, 'dist/east/shop/service-orders-west.yaml'));
+    writeFileSync(join(dir, 'dist/east/stray.yaml'), 'x: 1\n');
+    const r = await run({ mode: 'check' });
+    assert.equal(r.exitCode, ExitCode.CHECK_FAILED);
+    assert.deepEqual(r.changes, [{ cluster: 'east', added: ['shop/service-orders-west.yaml'], changed: [], removed: ['stray.yaml'] }]);
+    await run({ mode: 'write' });
+    const lockPath = join(dir, 'fleet.lock.json');
+    writeFileSync(lockPath, JSON.stringify(JSON.parse(readFileSync(lockPath, 'utf8'))));
+    assert.equal((await run({ mode: 'check' })).exitCode, ExitCode.CHECK_FAILED);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
