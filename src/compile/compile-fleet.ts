@@ -10,8 +10,10 @@ import { compareBy, compareStrings, sortedUnique } from '../util/order.js';
 import { CompileError, Diagnostics } from './diagnostics.js';
 import type { MirrorUnit } from './mirror-unit.js';
 import { planGatewayMirror } from './modes/gateway/plan-gateway.js';
+import { credentialsRequirement, undeclaredCredentialsWarning, type SecretRequirement } from './modes/remote-discovery/credentials-requirement.js';
+import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-discovery.js';
 import { MAX_SERVICE_NAME_LENGTH } from './names.js';
-import { selectMirrors } from './select-mirrors.js';
+import { selectMirrors, type ModedRequest } from './select-mirrors.js';
 import { SourceChart } from './source-chart.js';
 
 /** What compile produced. */
@@ -19,6 +21,11 @@ export interface CompileResult {
   /** One chart per source cluster, by cluster name order. */
   readonly charts: readonly SourceChart[];
   readonly warnings: readonly string[];
+  /**
+   * Secrets that must exist in source clusters but that mirrorc never writes: one per link with
+   * flat-mode (remote-discovery) mirrors, sorted by cluster and target.
+   */
+  readonly requirements: readonly SecretRequirement[];
 }
 
 /** Options of {@link compileFleet}. */
@@ -37,13 +44,15 @@ export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: Fleet
   const plans = sources.map((source) => planSource(source, fleet, snapshot, diagnostics));
   if (diagnostics.errors.length > 0) throw new CompileError(diagnostics.errors);
   const charts = plans.map((plan) => new SourceChart(scope, plan.source, plan));
-  return { charts, warnings: diagnostics.warnings };
+  const requirements = plans.flatMap((plan) => plan.requirements);
+  return { charts, warnings: diagnostics.warnings, requirements };
 }
 
 interface SourcePlan {
   readonly source: string;
   readonly namespaces: string[];
   readonly units: MirrorUnit[];
+  readonly requirements: SecretRequirement[];
 }
 
 function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): SourcePlan {
@@ -53,7 +62,9 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   }
   const namespaces = new Set<string>();
   const units: MirrorUnit[] = [];
+  const requirements: SecretRequirement[] = [];
   for (const link of fleet.links.filter((l) => l.source === source)) {
+    const flat: MirrorUnit[] = [];
     for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
       const ns = request.service.namespace;
       if (sourceSnapshot && !sourceSnapshot.namespaces.includes(ns)) {
@@ -63,8 +74,19 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
         }
         namespaces.add(ns);
       }
-      const unit = planGatewayMirror(request, diagnostics);
-      if (unit) units.push(unit);
+      const unit = planMirror(request, diagnostics);
+      if (!unit) continue;
+      units.push(unit);
+      if (request.mode === 'remote-discovery') flat.push(unit);
+    }
+    if (flat.length > 0) {
+      const target = fleet.clusters.find((c) => c.name === link.target)!;
+      const neededBy = flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`).sort(compareStrings);
+      const requirement = credentialsRequirement(link, target, neededBy);
+      requirements.push(requirement);
+      // Warn, not fail: the mirrors are valid objects, and the Secret may well exist already
+      // (link-gen, another pipeline); the warning says exactly what to check and how to silence it.
+      if (requirement.provided === undefined) diagnostics.warn(undeclaredCredentialsWarning(requirement));
     }
   }
   checkNames(source, units, sourceSnapshot?.foreignServices ?? [], diagnostics);
@@ -72,7 +94,18 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     source,
     namespaces: [...namespaces].sort(compareStrings),
     units: units.sort(compareBy((u) => u.namespace, (u) => u.serviceNames[0] ?? '')),
+    requirements: requirements.sort(compareBy((r) => r.target)),
   };
+}
+
+/** The unit of `request` in its mode. */
+function planMirror(request: ModedRequest, diagnostics: Diagnostics): MirrorUnit | undefined {
+  switch (request.mode) {
+    case 'gateway':
+      return planGatewayMirror(request, diagnostics);
+    case 'remote-discovery':
+      return planRemoteDiscoveryMirror(request, diagnostics);
+  }
 }
 
 /** Name length and collisions, the same checks for every mode. */

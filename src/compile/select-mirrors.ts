@@ -5,13 +5,22 @@ import type { FleetSnapshot } from '../observe/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { namespaceSelected } from './namespace-filter.js';
+import { sortedUnique } from '../util/order.js';
+
+/** The mirroring modes selection decides between (contract §2.2, §2.3). */
+export type MirrorMode = 'gateway' | 'remote-discovery';
 
 /** A mirror request with its mode decided. */
 export interface ModedRequest extends MirrorRequest {
-  readonly mode: 'gateway';
+  readonly mode: MirrorMode;
 }
 
-/** The mirror requests of one link, in the target snapshot's (sorted) order. */
+/**
+ * The mirror requests of one link, in the target snapshot's (sorted) order. A service matching the
+ * link's `remoteDiscoverySelector` is mirrored in flat mode, even when it also matches `selector` or
+ * is explicitly exported (Linkerd: remote discovery wins); otherwise `selector` or an explicit export
+ * makes it a gateway-mode mirror.
+ */
 export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): ModedRequest[] {
   const target = fleet.clusters.find((c) => c.name === link.target) as ClusterSpec;
   const targetSnapshot = snapshot.targets[link.target];
@@ -19,9 +28,10 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     diagnostics.warn(`${link.source}: target "${link.target}" has never been observed successfully, so nothing from it is mirrored yet`);
     return [];
   }
-  const query = selectorToQuery(link.selector);
-  if (!targetSnapshot.selectors.includes(query)) {
-    diagnostics.warn(`${link.source}: the lock holds no observation of "${link.target}" with selector "${query}" (the link changed since); run synth with cluster access to observe it`);
+  for (const query of sortedUnique([selectorToQuery(link.selector), selectorToQuery(link.remoteDiscoverySelector)])) {
+    if (!targetSnapshot.selectors.includes(query)) {
+      diagnostics.warn(`${link.source}: the lock holds no observation of "${link.target}" with selector "${query}" (the link, or what mirrorc observes, changed since); run synth with cluster access to observe it`);
+    }
   }
   for (const missing of targetSnapshot.missingExplicitExports) {
     diagnostics.warn(`${link.source}: explicit export ${link.target}/${missing} does not exist in "${link.target}"; nothing mirrored for it`);
@@ -29,7 +39,9 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   const requests: ModedRequest[] = [];
   for (const service of targetSnapshot.services) {
     if (!namespaceSelected(link.namespaces, service.namespace)) continue;
-    if (service.explicit || selectorMatches(link.selector, service.labels)) {
+    if (selectorMatches(link.remoteDiscoverySelector, service.labels)) {
+      requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
+    } else if (service.explicit || selectorMatches(link.selector, service.labels)) {
       requests.push({ link, target, targetSnapshot, service, mode: 'gateway' });
     }
   }

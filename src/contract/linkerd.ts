@@ -58,3 +58,24 @@ export const REMOTE_SERVICE_LABEL = 'multicluster.linkerd.io/remote-service';
 export const REMOTE_DISCOVERY_ANNOTATION = 'multicluster.linkerd.io/remote-discovery';
 /** Federated: annotation naming the source cluster's own member service. */
 export const LOCAL_DISCOVERY_ANNOTATION = 'multicluster.linkerd.io/local-discovery';
+
+// The destination controller's ClusterStore Secret (contract §7.1): flat mode needs one per target in each source.
+
+/** `type:` the destination requires exactly of credentials Secrets (`MirrorSecretType`). */
+export const REMOTE_KUBECONFIG_SECRET_TYPE = 'mirror.linkerd.io/remote-kubeconfig';
+/** Data key holding the kubeconfig in credentials Secrets (`ConfigKeyName`). */
+export const KUBECONFIG_SECRET_KEY = 'kubeconfig';
+/** Label on the ClusterStore Secret: the cluster named by {@link REMOTE_DISCOVERY_LABEL}. */
+export const CLUSTER_STORE_CLUSTER_NAME_LABEL = 'multicluster.linkerd.io/cluster-name';
+/** Annotation on the ClusterStore Secret: the remote cluster's trust domain (pod identities). */
+export const CLUSTER_STORE_TRUST_DOMAIN_ANNOTATION = 'multicluster.linkerd.io/trust-domain';
+/** Annotation on the ClusterStore Secret: the remote cluster's DNS domain (authority). */
+export const CLUSTER_STORE_CLUSTER_DOMAIN_ANNOTATION = 'multicluster.linkerd.io/cluster-domain';
+/** Default trust domain of a Linkerd install (the value of the trust-domain annotation unless the cluster says otherwise). */
+export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
+/** Namespace of the Linkerd control plane, where the destination controller reads ClusterStore Secrets. */
+export const LINKERD_CONTROL_PLANE_NAMESPACE = 'linkerd';
+/** `cluster-credentials-<cluster>`: `link-gen`'s name for credentials Secrets (the destination ignores the name). */
+export function credentialsSecretName(cluster: string): string {
+  return `cluster-credentials-${cluster}`;
+}

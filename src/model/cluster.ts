@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE } from '../contract/linkerd.js';
+import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_TRUST_DOMAIN } from '../contract/linkerd.js';
 import type { ClusterSpec } from './fleet-spec.js';
 
 const CLUSTER_BRAND = Symbol.for('mirrorc.Cluster');
@@ -34,6 +34,13 @@ export interface ClusterProps {
   readonly access?: ClusterAccess;
   /** The cluster's DNS domain. @default 'cluster.local' */
   readonly clusterDomain?: string;
+  /**
+   * The trust domain of the cluster's Linkerd install (its pod identities). Written into the
+   * `multicluster.linkerd.io/trust-domain` annotation of the credentials Secret that flat-mode
+   * (remote-discovery) links to this cluster need.
+   * @default 'cluster.local'
+   */
+  readonly trustDomain?: string;
   /** The multicluster gateway, when this cluster is a link target. @default linkerd-multicluster/linkerd-gateway */
   readonly gateway?: GatewayProps;
 }
@@ -67,6 +74,7 @@ export class Cluster extends Construct {
         context: this.props.access?.context ?? this.name,
       },
       clusterDomain: this.props.clusterDomain ?? 'cluster.local',
+      trustDomain: this.props.trustDomain ?? DEFAULT_TRUST_DOMAIN,
       gateway: {
         namespace: gw.namespace ?? DEFAULT_GATEWAY_NAMESPACE,
         name: gw.name ?? DEFAULT_GATEWAY_NAME,

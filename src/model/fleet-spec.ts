@@ -35,6 +35,8 @@ export interface ClusterSpec {
   readonly access: ClusterAccessSpec;
   /** Cluster DNS domain, used in `remote-svc-fq-name`. */
   readonly clusterDomain: string;
+  /** Linkerd trust domain; the `multicluster.linkerd.io/trust-domain` of flat-mode credentials Secrets. */
+  readonly trustDomain: string;
   readonly gateway: GatewaySpec;
 }
 
@@ -46,6 +48,14 @@ export interface NamespaceFilterSpec {
   readonly exclude: readonly string[];
 }
 
+/** Declared provenance of the flat-mode credentials Secret (contract §7.1); mirrorc never writes it. */
+export interface RemoteDiscoveryCredentialsSpec {
+  /** Who puts the Secret into the source cluster: always something outside mirrorc. */
+  readonly provided: 'external';
+  /** Name of the Secret in the source's `linkerd` namespace. */
+  readonly secretName: string;
+}
+
 /** A link: `source` mirrors services exported by `target`. */
 export interface LinkSpec {
   readonly source: string;
@@ -54,6 +64,10 @@ export interface LinkSpec {
   readonly path: string;
   /** Selects target services mirrored in gateway mode. */
   readonly selector: LabelSelector;
+  /** Selects target services mirrored in flat (remote-discovery) mode; wins over `selector`. */
+  readonly remoteDiscoverySelector: LabelSelector;
+  /** How the source gets the target's credentials Secret for flat mode; absent when not declared. */
+  readonly remoteDiscoveryCredentials?: RemoteDiscoveryCredentialsSpec;
   /** Label keys never copied; `x/*` excludes every key starting with `x`. */
   readonly excludedLabels: readonly string[];
   /** Annotation keys never copied; same glob rule. */

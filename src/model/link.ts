@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../contract/linkerd.js';
+import { credentialsSecretName, EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL, EXPORTED_REMOTE_DISCOVERY_VALUE } from '../contract/linkerd.js';
 import type { Cluster } from './cluster.js';
 import type { LinkSpec } from './fleet-spec.js';
 import type { LabelSelector } from './label-selector.js';
@@ -8,6 +8,23 @@ const LINK_BRAND = Symbol.for('mirrorc.Link');
 
 /** Linkerd's default gateway-mode export selector: `mirror.linkerd.io/exported=true`. */
 export const DEFAULT_EXPORT_SELECTOR: LabelSelector = { matchLabels: { [EXPORTED_LABEL]: EXPORTED_GATEWAY_VALUE } };
+
+/** Linkerd's default flat-mode (remote-discovery) selector: `mirror.linkerd.io/exported=remote-discovery`. */
+export const DEFAULT_REMOTE_DISCOVERY_SELECTOR: LabelSelector = { matchLabels: { [EXPORTED_LABEL]: EXPORTED_REMOTE_DISCOVERY_VALUE } };
+
+/**
+ * How the source cluster gets the credentials Secret that flat (remote-discovery) mode needs:
+ * Linkerd's destination controller in the source reads the target's API with it (contract §7.1).
+ * mirrorc never writes that Secret (it would put credentials in git); declaring it here states that
+ * something else (External Secrets, Sealed Secrets, SOPS, `linkerd mc link-gen`, a person) provides it,
+ * and silences the compile warning that describes it.
+ */
+export interface RemoteDiscoveryCredentials {
+  /** Who writes the Secret into the source's `linkerd` namespace: something outside mirrorc. */
+  readonly provided: 'external';
+  /** The Secret's name (the destination controller ignores it). @default `cluster-credentials-<target>` */
+  readonly secretName?: string;
+}
 
 /** Which target namespaces a link mirrors. Names may contain `*` wildcards. */
 export interface NamespaceFilter {
@@ -25,6 +42,19 @@ export interface LinkProps {
   readonly target: Cluster;
   /** Selects the target services mirrored through the gateway. @default `mirror.linkerd.io/exported=true` */
   readonly selector?: LabelSelector;
+  /**
+   * Selects the target services mirrored in flat (remote-discovery, pod-to-pod) mode: a mirror
+   * Service without Endpoints that Linkerd resolves through the target's API. Wins over `selector`
+   * when a service matches both.
+   * @default `mirror.linkerd.io/exported=remote-discovery`
+   */
+  readonly remoteDiscoverySelector?: LabelSelector;
+  /**
+   * How the flat-mode credentials Secret reaches the source. Without it, compile warns (once per
+   * link that has flat-mode mirrors) and spells out the Secret the source needs.
+   * @default undeclared
+   */
+  readonly remoteDiscoveryCredentials?: RemoteDiscoveryCredentials;
   /** Label keys never copied to mirrors; `example.com/*` excludes every key starting with `example.com`. @default none */
   readonly excludedLabels?: readonly string[];
   /** Annotation keys never copied to mirrors; same wildcard rule. @default none */
@@ -61,6 +91,15 @@ export class Link extends Construct {
       target: this.props.target?.name,
       path: this.node.path,
       selector: this.props.selector ?? DEFAULT_EXPORT_SELECTOR,
+      remoteDiscoverySelector: this.props.remoteDiscoverySelector ?? DEFAULT_REMOTE_DISCOVERY_SELECTOR,
+      ...(this.props.remoteDiscoveryCredentials !== undefined
+        ? {
+            remoteDiscoveryCredentials: {
+              provided: this.props.remoteDiscoveryCredentials.provided,
+              secretName: this.props.remoteDiscoveryCredentials.secretName ?? credentialsSecretName(this.props.target?.name),
+            },
+          }
+        : {}),
       excludedLabels: [...(this.props.excludedLabels ?? [])],
       excludedAnnotations: [...(this.props.excludedAnnotations ?? [])],
       namespaces: {

@@ -34,6 +34,7 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     if (other) problems.push(`${where}: the cluster name "${spec.name}" is already used by ${other.node.path}; cluster names must be unique`);
     else byName.set(spec.name, cluster);
     if (!DNS_SUBDOMAIN.test(spec.clusterDomain)) problems.push(`${where}: clusterDomain "${spec.clusterDomain}" is not a DNS domain`);
+    if (!DNS_SUBDOMAIN.test(spec.trustDomain)) problems.push(`${where}: trustDomain "${spec.trustDomain}" is not a DNS domain`);
     if (spec.access.context.length === 0) problems.push(`${where}: access.context is empty`);
     const gw = spec.gateway;
     if (dnsLabelProblem(gw.namespace)) problems.push(`${where}: gateway.namespace ${dnsLabelProblem(gw.namespace)}`);
@@ -69,6 +70,17 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     if (dup) problems.push(`${where}: "${spec.source}" already links to "${spec.target}" in ${dup.node.path}; keep one link per source and target`);
     else seenLinks.set(key, link);
     for (const p of labelSelectorProblems(spec.selector)) problems.push(`${where}: selector: ${p}`);
+    for (const p of labelSelectorProblems(spec.remoteDiscoverySelector)) problems.push(`${where}: remoteDiscoverySelector: ${p}`);
+    const credentials = spec.remoteDiscoveryCredentials;
+    if (credentials !== undefined) {
+      if (credentials.provided !== 'external') {
+        problems.push(`${where}: remoteDiscoveryCredentials.provided must be 'external' (mirrorc never writes credentials); got ${JSON.stringify(credentials.provided)}`);
+      }
+      const secretProblem = typeof credentials.secretName === 'string' && DNS_SUBDOMAIN.test(credentials.secretName) && credentials.secretName.length <= 253
+        ? undefined
+        : `"${String(credentials.secretName)}" is not a Secret name (a DNS subdomain)`;
+      if (secretProblem) problems.push(`${where}: remoteDiscoveryCredentials.secretName ${secretProblem}`);
+    }
     for (const [field, keys] of [['excludedLabels', spec.excludedLabels], ['excludedAnnotations', spec.excludedAnnotations]] as const) {
       for (const k of keys) {
         const bare = k.endsWith('/*') ? `${k.slice(0, -2)}/x` : k;

@@ -17,7 +17,7 @@ export interface TargetObservation {
 }
 
 /**
- * Lists the services of `links`' selectors (each selector once) and `explicitExports`, and reads the gateway.
+ * Lists the services of `links`' selectors, gateway and remote-discovery alike (each selector once), and `explicitExports`, and reads the gateway.
  * @throws ObservationError when the cluster cannot be listed
  */
 export async function observeTarget(
@@ -26,7 +26,7 @@ export async function observeTarget(
   links: readonly LinkSpec[],
   explicitExports: readonly ExplicitExportSpec[],
 ): Promise<TargetObservation> {
-  const selectors = sortedUnique(links.map((l) => selectorToQuery(l.selector)));
+  const selectors = sortedUnique(links.flatMap((l) => [selectorToQuery(l.selector), selectorToQuery(l.remoteDiscoverySelector)]));
   const byKey = new Map<string, ObservedService>();
   for (const selector of selectors) {
     for (const svc of await client.listServices(selector)) {

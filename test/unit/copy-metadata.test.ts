@@ -14,6 +14,7 @@ function link(overrides: Partial<LinkSpec> = {}): LinkSpec {
     target: 'west',
     path: 'fleet/east-from-west',
     selector: { matchLabels: { 'mirror.linkerd.io/exported': 'true' } },
+    remoteDiscoverySelector: { matchLabels: { 'mirror.linkerd.io/exported': 'remote-discovery' } },
     excludedLabels: [],
     excludedAnnotations: [],
     namespaces: { include: [], exclude: [] },

@@ -55,6 +55,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       path: 'fleet/east',
       access: { context: 'east' },
       clusterDomain: 'cluster.local',
+      trustDomain: 'cluster.local',
       gateway: { namespace: 'linkerd-multicluster', name: 'linkerd-gateway' },
     });
     // AND the link selects mirror.linkerd.io/exported=true, excludes nothing and mirrors all namespaces
@@ -64,6 +65,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
         target: 'west',
         path: 'fleet/east-from-west',
         selector: { matchLabels: { 'mirror.linkerd.io/exported': 'true' } },
+        remoteDiscoverySelector: { matchLabels: { 'mirror.linkerd.io/exported': 'remote-discovery' } },
         excludedLabels: [],
         excludedAnnotations: [],
         namespaces: { include: [], exclude: [] },
@@ -80,6 +82,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       name: 'alpha',
       access: { kubeconfig: 'kc.yaml', context: 'ctx-a' },
       clusterDomain: 'alpha.example',
+      trustDomain: 'cluster.local',
       gateway: { namespace: 'gw-ns', name: 'gw', addresses: ['203.0.113.1'], port: 4143, identity: 'gw.id' },
     });
     const b = new Cluster(fleet, 'beta');
@@ -103,6 +106,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       path: 'fleet/a-id',
       access: { kubeconfig: 'kc.yaml', context: 'ctx-a' },
       clusterDomain: 'alpha.example',
+      trustDomain: 'cluster.local',
       gateway: { namespace: 'gw-ns', name: 'gw', addresses: ['203.0.113.1'], port: 4143, identity: 'gw.id' },
     });
     assert.deepEqual(spec.links[0], {
@@ -110,6 +114,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       target: 'alpha',
       path: 'fleet/l',
       selector,
+      remoteDiscoverySelector: { matchLabels: { 'mirror.linkerd.io/exported': 'remote-discovery' } },
       excludedLabels: ['example.com/*'],
       excludedAnnotations: ['note'],
       namespaces: { include: ['team-*'], exclude: ['team-secret'] },

@@ -10,6 +10,7 @@ import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL }
 import { COMPILER_NAME } from '../../../contract/mirrorc.js';
 import type { ObservedGateway, ObservedPort } from '../../../observe/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
+import { mirrorServicePorts } from '../../mirror-ports.js';
 import { endpointSliceName } from '../../names.js';
 
 /** Properties of a {@link GatewayMirror}. */
@@ -41,14 +42,8 @@ export class GatewayMirror extends Construct {
     new k8s.KubeService(this, 'service', {
       metadata: { name, namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
       spec: {
-        // Only ports, as Linkerd writes them: name, protocol, port and targetPort are copied;
-        // nodePort and appProtocol are dropped; no selector, so the endpoints below are used.
-        ports: props.ports.map((p) => ({
-          ...(p.name ? { name: p.name } : {}),
-          protocol: p.protocol,
-          port: p.port,
-          ...(p.targetPort !== undefined ? { targetPort: intOrString(p.targetPort) } : {}),
-        })),
+        // Only ports; no selector, so the endpoints below are used.
+        ports: mirrorServicePorts(props.ports),
       },
     });
 
@@ -85,8 +80,4 @@ export class GatewayMirror extends Construct {
       });
     }
   }
-}
-
-function intOrString(value: number | string): k8s.IntOrString {
-  return typeof value === 'number' ? k8s.IntOrString.fromNumber(value) : k8s.IntOrString.fromString(value);
 }
