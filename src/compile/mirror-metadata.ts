@@ -1,0 +1,42 @@
+/** What every mode's mirror Service shares: its name, origin, fq-name, and the labels and annotations of contract §2.1. */
+import { MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
+import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
+import { copiedAnnotations, copiedLabels } from './copy-metadata.js';
+import type { Diagnostics } from './diagnostics.js';
+import type { MirrorRequest } from './mirror-unit.js';
+import { mirrorServiceName, remoteFqName } from './names.js';
+
+/** The common parts of a mirror Service. */
+export interface MirrorMetadata {
+  /** `target/namespace/service`, for messages. */
+  readonly origin: string;
+  /** `<svc>-<target>`. */
+  readonly name: string;
+  /** `<svc>.<ns>.svc.<target domain>`. */
+  readonly fqName: string;
+  readonly labels: Record<string, string>;
+  readonly annotations: Record<string, string>;
+}
+
+/** The common parts of `request`'s mirror, or undefined (with a warning) when the service has no ports. */
+export function mirrorMetadata(request: MirrorRequest, diagnostics: Diagnostics): MirrorMetadata | undefined {
+  const { link, target, service } = request;
+  const origin = `${target.name}/${service.namespace}/${service.name}`;
+  if (service.ports.length === 0) {
+    diagnostics.warn(`${link.source}: ${origin} has no ports, so it cannot be mirrored (a mirror Service needs at least one port); skipped`);
+    return undefined;
+  }
+  const fqName = remoteFqName(service.name, service.namespace, target.clusterDomain);
+  return {
+    origin,
+    name: mirrorServiceName(service.name, target.name),
+    fqName,
+    labels: {
+      ...copiedLabels(service.labels, link),
+      [MIRRORED_RESOURCE_LABEL]: 'true',
+      [REMOTE_CLUSTER_NAME_LABEL]: target.name,
+      [MANAGED_LABEL]: MANAGED_VALUE,
+    },
+    annotations: { ...copiedAnnotations(service.annotations, link), [REMOTE_SVC_FQ_NAME_ANNOTATION]: fqName },
+  };
+}
