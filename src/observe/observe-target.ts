@@ -66,6 +66,9 @@ async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise
   const port = spec.port ?? gatewayPort(svc);
   if (port === undefined) problems.push(`${where} has no port named "${GATEWAY_PORT_NAME}"`);
   const identity = spec.identity ?? svc?.metadata?.annotations?.[GATEWAY_IDENTITY_ANNOTATION];
+  if (!identity) {
+    problems.push(`${where} has no "${GATEWAY_IDENTITY_ANNOTATION}" annotation and the model sets no gateway.identity; its mirrors carry no gateway identity, so proxies cannot verify the gateway`);
+  }
 
   const resolved = await resolveAddresses(addresses);
   for (const failure of resolved.failures) problems.push(`${where}: address ${failure} did not resolve`);
