@@ -1,11 +1,10 @@
 /** Which target services each link mirrors, and in which mode. */
 import type { ClusterSpec, FleetSpec, LinkSpec } from '../model/fleet-spec.js';
-import { selectorMatches, selectorToQuery } from '../model/label-selector.js';
+import { linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { namespaceSelected } from './namespace-filter.js';
-import { sortedUnique } from '../util/order.js';
 
 /** The mirroring modes selection decides between (contract §2.2, §2.3). */
 export type MirrorMode = 'gateway' | 'remote-discovery';
@@ -28,7 +27,7 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     diagnostics.warn(`${link.source}: target "${link.target}" has never been observed successfully, so nothing from it is mirrored yet`);
     return [];
   }
-  for (const query of sortedUnique([selectorToQuery(link.selector), selectorToQuery(link.remoteDiscoverySelector)])) {
+  for (const query of linkSelectorQueries(link)) {
     if (!targetSnapshot.selectors.includes(query)) {
       diagnostics.warn(`${link.source}: the lock holds no observation of "${link.target}" with selector "${query}" (the link, or what mirrorc observes, changed since); run synth with cluster access to observe it`);
     }

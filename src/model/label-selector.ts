@@ -126,3 +126,11 @@ export function selectorToQuery(selector: LabelSelector): string {
   parts.push(...exprs.map(([, text]) => text));
   return parts.join(',');
 }
+
+/**
+ * The selectors whose services a link mirrors, in query form, sorted and unique. Observation lists
+ * exactly these and compile checks the lock holds them, so a new mode's selector is added here once.
+ */
+export function linkSelectorQueries(link: { readonly selector: LabelSelector; readonly remoteDiscoverySelector: LabelSelector }): string[] {
+  return [...new Set([selectorToQuery(link.selector), selectorToQuery(link.remoteDiscoverySelector)])].sort(compareStrings);
+}

@@ -2,7 +2,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import { GATEWAY_IDENTITY_ANNOTATION, GATEWAY_PORT_NAME } from '../contract/linkerd.js';
 import type { ExplicitExportSpec, GatewaySpec, LinkSpec } from '../model/fleet-spec.js';
-import { selectorToQuery } from '../model/label-selector.js';
+import { linkSelectorQueries } from '../model/label-selector.js';
 import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
 import { resolveAddresses } from './resolve-addresses.js';
@@ -26,7 +26,7 @@ export async function observeTarget(
   links: readonly LinkSpec[],
   explicitExports: readonly ExplicitExportSpec[],
 ): Promise<TargetObservation> {
-  const selectors = sortedUnique(links.flatMap((l) => [selectorToQuery(l.selector), selectorToQuery(l.remoteDiscoverySelector)]));
+  const selectors = sortedUnique(links.flatMap(linkSelectorQueries));
   const byKey = new Map<string, ObservedService>();
   for (const selector of selectors) {
     for (const svc of await client.listServices(selector)) {
