@@ -108,6 +108,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   try {
     const result = compileFleet(new App({ outdir: outDir }), spec, snapshot);
     compileWarnings.push(...result.warnings);
+    snapshot = withPinnedServiceIPs(snapshot, result.pinnedServiceIPs);
     tree = new Map();
     for (const chart of result.charts) {
       for (const [rel, content] of renderChartFiles(chart)) tree.set(`${chart.cluster}/${rel}`, content);
@@ -142,6 +143,12 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     return fail(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`, { changes, stale, warnings });
   }
   return { exitCode: ExitCode.OK, changes, warnings, stale };
+}
+
+/** The lock to write: the snapshot plus compile's pinned IPs (left out entirely while there are none). */
+function withPinnedServiceIPs(snapshot: FleetSnapshot, pinned: FleetSnapshot['pinnedServiceIPs']): FleetSnapshot {
+  const { pinnedServiceIPs: _previous, ...rest } = snapshot;
+  return pinned && Object.keys(pinned).length > 0 ? { ...rest, pinnedServiceIPs: pinned } : rest;
 }
 
 function readTextOrUndefined(path: string): string | undefined {

@@ -4,12 +4,15 @@
  * error throws {@link CompileError} so that nothing is written.
  */
 import type { Construct } from 'constructs';
-import type { FleetSpec } from '../model/fleet-spec.js';
+import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
-import { compareBy, compareStrings, sortedUnique } from '../util/order.js';
+import { compareBy, compareStrings, sortedRecord, sortedUnique } from '../util/order.js';
 import { CompileError, Diagnostics } from './diagnostics.js';
 import type { MirrorUnit } from './mirror-unit.js';
 import { planGatewayMirror } from './modes/gateway/plan-gateway.js';
+import { planGlobalServices } from './modes/global/plan-global.js';
+import { planHeadlessMirror, type HeadlessUnit } from './modes/headless/plan-headless.js';
+import { allocatePinnedIPs } from './pinned-ips/allocate-pinned-ips.js';
 import { credentialsRequirement, undeclaredCredentialsWarning, type SecretRequirement } from './modes/remote-discovery/credentials-requirement.js';
 import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-discovery.js';
 import { MAX_SERVICE_NAME_LENGTH } from './names.js';
@@ -26,6 +29,11 @@ export interface CompileResult {
    * flat-mode (remote-discovery) mirrors, sorted by cluster and target.
    */
   readonly requirements: readonly SecretRequirement[];
+  /**
+   * The pinned ClusterIPs to remember in the lock: those of the compiled sources, as allocated now,
+   * and the previous ones of every other source, untouched. Sorted by source, then `namespace/name`.
+   */
+  readonly pinnedServiceIPs: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /** Options of {@link compileFleet}. */
@@ -45,7 +53,12 @@ export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: Fleet
   if (diagnostics.errors.length > 0) throw new CompileError(diagnostics.errors);
   const charts = plans.map((plan) => new SourceChart(scope, plan.source, plan));
   const requirements = plans.flatMap((plan) => plan.requirements);
-  return { charts, warnings: diagnostics.warnings, requirements };
+  const pinned: Record<string, Readonly<Record<string, string>>> = { ...(snapshot.pinnedServiceIPs ?? {}) };
+  for (const plan of plans) {
+    if (Object.keys(plan.pinnedIPs).length > 0) pinned[plan.source] = plan.pinnedIPs;
+    else delete pinned[plan.source];
+  }
+  return { charts, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned) };
 }
 
 interface SourcePlan {
@@ -53,6 +66,8 @@ interface SourcePlan {
   readonly namespaces: string[];
   readonly units: MirrorUnit[];
   readonly requirements: SecretRequirement[];
+  /** `namespace/name` → pinned ClusterIP of this source's per-pod Services. */
+  readonly pinnedIPs: Record<string, string>;
 }
 
 function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): SourcePlan {
@@ -89,13 +104,43 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       if (requirement.provided === undefined) diagnostics.warn(undeclaredCredentialsWarning(requirement));
     }
   }
+  // StatefulSets: the `-global` Services aggregate the per-pod mirrors of every link of this source.
+  const sourceCluster = fleet.clusters.find((c) => c.name === source)!;
+  units.push(
+    ...planGlobalServices(
+      {
+        source: sourceCluster,
+        targetOrder: fleet.links.filter((l) => l.source === source).map((l) => l.target),
+        headless: units.filter((u): u is HeadlessUnit => u.mode === 'headless' && (u as HeadlessUnit).joinsGlobal),
+        localMembers: (sourceSnapshot?.globalMembers ?? []).filter((m) => !sourceSnapshot || sourceSnapshot.namespaces.includes(m.namespace)),
+      },
+      diagnostics,
+    ),
+  );
   checkNames(source, units, sourceSnapshot?.foreignServices ?? [], diagnostics);
   return {
     source,
     namespaces: [...namespaces].sort(compareStrings),
     units: units.sort(compareBy((u) => u.namespace, (u) => u.serviceNames[0] ?? '')),
     requirements: requirements.sort(compareBy((r) => r.target)),
+    pinnedIPs: pinServiceIPs(sourceCluster, units, snapshot, diagnostics),
   };
+}
+
+/** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules). */
+function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapshot: FleetSnapshot, diagnostics: Diagnostics): Record<string, string> {
+  const requests = units.flatMap((u) => (u.pinnedServiceNames ?? []).map((name) => ({ namespace: u.namespace, name, origin: u.origin })));
+  if (requests.length === 0 || source.pinnedServiceIPRange === undefined) return {};
+  return allocatePinnedIPs(
+    {
+      source: source.name,
+      range: source.pinnedServiceIPRange,
+      requests,
+      previous: snapshot.pinnedServiceIPs?.[source.name] ?? {},
+      live: snapshot.sources[source.name]?.pinnedRangeServices,
+    },
+    diagnostics,
+  );
 }
 
 /** The unit of `request` in its mode. */
@@ -105,6 +150,8 @@ function planMirror(request: ModedRequest, diagnostics: Diagnostics): MirrorUnit
       return planGatewayMirror(request, diagnostics);
     case 'remote-discovery':
       return planRemoteDiscoveryMirror(request, diagnostics);
+    case 'headless':
+      return planHeadlessMirror(request, diagnostics);
   }
 }
 

@@ -27,6 +27,14 @@ export interface MirrorUnit {
   readonly mode: string;
   /** Names of the Services the unit writes (checked for length and collisions). */
   readonly serviceNames: readonly string[];
+  /** Those of its Services (by name) that need a ClusterIP pinned at compile time. @default none */
+  readonly pinnedServiceNames?: readonly string[];
   /** Creates the unit's API objects under `scope`. */
-  render(scope: Construct): void;
+  render(scope: Construct, context: RenderContext): void;
+}
+
+/** What a unit can look up when it renders, once every unit of its source is planned. */
+export interface RenderContext {
+  /** The ClusterIP pinned for Service `namespace/name` of this source (one the unit asked for). */
+  pinnedIP(namespace: string, name: string): string;
 }

@@ -1,5 +1,7 @@
 /** Names of mirror objects, exactly as Linkerd derives them (contract §3). */
 
+import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
+
 /** Longest Service name Kubernetes accepts (DNS-1035 label). */
 export const MAX_SERVICE_NAME_LENGTH = 63;
 
@@ -16,4 +18,19 @@ export function remoteFqName(remoteName: string, namespace: string, clusterDomai
 /** Name of the EndpointSlice of a mirror for one address family. */
 export function endpointSliceName(mirrorName: string, addressType: 'IPv4' | 'IPv6'): string {
   return `${mirrorName}-${addressType.toLowerCase()}`;
+}
+
+/** `<hostname>-<cluster>`: the per-pod mirror of one StatefulSet pod, and its hostname under `-global`. */
+export function perPodServiceName(hostname: string, cluster: string): string {
+  return `${hostname}-${cluster}`;
+}
+
+/** `<host>.<svc>.<ns>.svc.<domain>`: one pod of a remote headless service, the per-pod mirror's authority. */
+export function remotePodFqName(hostname: string, remoteName: string, namespace: string, clusterDomain: string): string {
+  return `${hostname}.${remoteFqName(remoteName, namespace, clusterDomain)}`;
+}
+
+/** `<svc>-global`: the headless Service aggregating one StatefulSet's pods across clusters. */
+export function globalServiceName(serviceName: string): string {
+  return `${serviceName}-${GLOBAL_SERVICE_SUFFIX}`;
 }

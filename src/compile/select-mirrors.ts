@@ -1,13 +1,13 @@
 /** Which target services each link mirrors, and in which mode. */
 import type { ClusterSpec, FleetSpec, LinkSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
-import type { FleetSnapshot } from '../observe/snapshot.js';
+import type { FleetSnapshot, ObservedService } from '../observe/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { namespaceSelected } from './namespace-filter.js';
 
-/** The mirroring modes selection decides between (contract §2.2, §2.3). */
-export type MirrorMode = 'gateway' | 'remote-discovery';
+/** The mirroring modes selection decides between (contract §2.2, §2.3, §2.5). */
+export type MirrorMode = 'gateway' | 'remote-discovery' | 'headless';
 
 /** A mirror request with its mode decided. */
 export interface ModedRequest extends MirrorRequest {
@@ -35,17 +35,35 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   for (const missing of targetSnapshot.missingExplicitExports) {
     diagnostics.warn(`${link.source}: explicit export ${link.target}/${missing} does not exist in "${link.target}"; nothing mirrored for it`);
   }
+  const source = fleet.clusters.find((c) => c.name === link.source) as ClusterSpec;
   const requests: ModedRequest[] = [];
   for (const service of targetSnapshot.services) {
     if (!namespaceSelected(link.namespaces, service.namespace)) continue;
     if (selectorMatches(link.remoteDiscoverySelector, service.labels)) {
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
     } else if (service.explicit || selectorMatches(link.selector, service.labels)) {
-      requests.push({ link, target, targetSnapshot, service, mode: 'gateway' });
+      requests.push({ link, target, targetSnapshot, service, mode: gatewayModeOf(service, source, link, diagnostics) });
     }
   }
-  if (requests.some((r) => r.mode === 'gateway') && !targetSnapshot.gateway) {
+  if (requests.some((r) => r.mode !== 'remote-discovery') && !targetSnapshot.gateway) {
     diagnostics.warn(`${link.source}: no gateway address is known for "${link.target}", so its gateway-mode mirrors are not compiled`);
   }
   return requests;
+}
+
+/**
+ * A headless service whose endpoints have hostnames (a StatefulSet) is mirrored per pod, as in
+ * Linkerd; without hostnames (a Deployment, or a StatefulSet whose serviceName differs) it becomes an
+ * ordinary gateway mirror. Per-pod mirrors need the source to declare where their IPs are pinned.
+ */
+function gatewayModeOf(service: ObservedService, source: ClusterSpec, link: LinkSpec, diagnostics: Diagnostics): MirrorMode {
+  if (!service.headless || (service.hostnames ?? []).length === 0) return 'gateway';
+  if (source.pinnedServiceIPRange === undefined) {
+    diagnostics.warn(
+      `${link.source}: ${link.target}/${service.namespace}/${service.name} is a headless service with pod hostnames, but cluster "${link.source}" declares no pinnedServiceIPRange, ` +
+        `so it is mirrored as one gateway Service instead of per pod; declare a block of "${link.source}"'s Service CIDR (e.g. pinnedServiceIPRange: '10.96.0.0/24') to mirror its pods`,
+    );
+    return 'gateway';
+  }
+  return 'headless';
 }

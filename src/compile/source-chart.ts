@@ -3,7 +3,8 @@ import { k8s } from 'cdk8s-plus-28';
 import type { Construct } from 'constructs';
 import { MIRRORED_RESOURCE_LABEL } from '../contract/linkerd.js';
 import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
-import type { MirrorUnit } from './mirror-unit.js';
+import type { MirrorUnit, RenderContext } from './mirror-unit.js';
+import { pinnedKey } from './pinned-ips/allocate-pinned-ips.js';
 
 /** Properties of a {@link SourceChart}. */
 export interface SourceChartProps {
@@ -11,6 +12,8 @@ export interface SourceChartProps {
   readonly namespaces: readonly string[];
   /** The mirrors of this source, sorted by namespace and name. */
   readonly units: readonly MirrorUnit[];
+  /** `namespace/name` → ClusterIP pinned for the units' per-pod Services. */
+  readonly pinnedIPs: Readonly<Record<string, string>>;
 }
 
 /** Everything one source cluster gets: its chart id is the cluster name, its output `dist/<cluster>/`. */
@@ -22,6 +25,13 @@ export class SourceChart extends Chart {
         metadata: { name: ns, labels: { [MIRRORED_RESOURCE_LABEL]: 'true', [MANAGED_LABEL]: MANAGED_VALUE } },
       });
     }
-    for (const unit of props.units) unit.render(this);
+    const context: RenderContext = {
+      pinnedIP: (namespace, name) => {
+        const ip = props.pinnedIPs[pinnedKey(namespace, name)];
+        if (ip === undefined) throw new Error(`internal error: no pinned ClusterIP for ${namespace}/${name} in ${cluster}`);
+        return ip;
+      },
+    };
+    for (const unit of props.units) unit.render(this, context);
   }
 }

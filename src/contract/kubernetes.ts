@@ -10,3 +10,5 @@ export const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
 export const KUBECTL_LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** Set by the API server on Services it validates; never copied. */
 export const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';
+/** Set by the StatefulSet controller on each pod: the pod's name. Selects exactly one replica. */
+export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';

@@ -6,3 +6,17 @@ export const COMPILER_NAME = 'mirrorc.io';
 export const MANAGED_LABEL = 'mirrorc.io/managed';
 /** Value of {@link MANAGED_LABEL}. */
 export const MANAGED_VALUE = 'true';
+
+/**
+ * On a Service (in a target, or in a source for its own pods): add this headless (StatefulSet)
+ * service's pods to the `<svc>-global` Service of every source that mirrors it per pod. Value `"true"`.
+ */
+export const GLOBAL_LABEL = 'mirrorc.io/global';
+/** Value of {@link GLOBAL_LABEL} that opts a service in. */
+export const GLOBAL_VALUE = 'true';
+/** On the `-global` Service, its EndpointSlices and the source's own per-pod Services: the `<svc>-global` they belong to. */
+export const GLOBAL_SERVICE_LABEL = 'mirrorc.io/global-service';
+/** On a `-global` EndpointSlice: the cluster whose pods it lists. */
+export const GLOBAL_CLUSTER_LABEL = 'mirrorc.io/global-cluster';
+/** Suffix of the aggregated StatefulSet Service `<svc>-global`; no cluster may carry this name. */
+export const GLOBAL_SERVICE_SUFFIX = 'global';

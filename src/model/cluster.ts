@@ -43,6 +43,14 @@ export interface ClusterProps {
   readonly trustDomain?: string;
   /** The multicluster gateway, when this cluster is a link target. @default linkerd-multicluster/linkerd-gateway */
   readonly gateway?: GatewayProps;
+  /**
+   * A CIDR block inside this cluster's Service CIDR where mirrorc pins the ClusterIPs of per-pod
+   * mirror Services (headless/StatefulSet mirrors need their IPs at compile time). Take it from the
+   * lower, static band of the Service CIDR, which the API server hands out last, e.g. `10.96.0.0/24`
+   * of `10.96.0.0/16`. Live Services in the block are observed, so collisions are errors.
+   * @default none: headless services are mirrored as ordinary gateway mirrors, with a warning
+   */
+  readonly pinnedServiceIPRange?: string;
 }
 
 /** A Kubernetes cluster of the fleet. */
@@ -82,6 +90,7 @@ export class Cluster extends Construct {
         ...(gw.port !== undefined ? { port: gw.port } : {}),
         ...(gw.identity !== undefined ? { identity: gw.identity } : {}),
       },
+      ...(this.props.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: this.props.pinnedServiceIPRange } : {}),
     };
   }
 }

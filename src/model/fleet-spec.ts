@@ -38,6 +38,8 @@ export interface ClusterSpec {
   /** Linkerd trust domain; the `multicluster.linkerd.io/trust-domain` of flat-mode credentials Secrets. */
   readonly trustDomain: string;
   readonly gateway: GatewaySpec;
+  /** CIDR block (as declared) where per-pod mirror Services of this source get pinned ClusterIPs; absent when none. */
+  readonly pinnedServiceIPRange?: string;
 }
 
 /** Namespace filter of a link; names may use `*` as a wildcard. */
@@ -75,6 +77,8 @@ export interface LinkSpec {
   readonly namespaces: NamespaceFilterSpec;
   /** Emit a Namespace object when a mirrored namespace is missing in the source. */
   readonly createMissingNamespaces: boolean;
+  /** Every service this link mirrors per pod joins the source's `<svc>-global` Service. */
+  readonly globalServices: boolean;
 }
 
 /** A target service exported by name, for services that cannot carry the export label. */

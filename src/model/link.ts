@@ -63,6 +63,13 @@ export interface LinkProps {
   readonly namespaces?: NamespaceFilter;
   /** Emit a Namespace into the source when a mirrored namespace is missing there, instead of skipping it. @default false */
   readonly createMissingNamespaces?: boolean;
+  /**
+   * Add the pods of every headless (StatefulSet) service this link mirrors per pod to the source's
+   * aggregated `<svc>-global` headless Service, so a StatefulSet finds its peers in every linked
+   * cluster under one name. A single target service opts in with the label `mirrorc.io/global=true`.
+   * @default false
+   */
+  readonly globalServices?: boolean;
 }
 
 /** `source` mirrors the services that `target` exports (Linkerd's Link, compiled statically). */
@@ -107,6 +114,7 @@ export class Link extends Construct {
         exclude: [...(this.props.namespaces?.exclude ?? [])],
       },
       createMissingNamespaces: this.props.createMissingNamespaces ?? false,
+      globalServices: this.props.globalServices ?? false,
     };
   }
 }

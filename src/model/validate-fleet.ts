@@ -1,4 +1,6 @@
 /** Checks of the fleet definition itself. Runs before any network call; every message names its construct. */
+import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
+import { ipRangeProblem } from '../util/ip-range.js';
 import { Cluster } from './cluster.js';
 import type { ExplicitExport } from './explicit-export.js';
 import { labelKeyProblem, labelSelectorProblems } from './label-selector.js';
@@ -47,6 +49,13 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       for (const a of gw.addresses) if (typeof a !== 'string' || a.trim() === '') problems.push(`${where}: gateway.addresses has an empty entry`);
     }
     if (gw.identity !== undefined && gw.identity.trim() === '') problems.push(`${where}: gateway.identity is empty; leave it out to read the gateway Service instead`);
+    if (spec.pinnedServiceIPRange !== undefined) {
+      const rangeProblem = ipRangeProblem(spec.pinnedServiceIPRange);
+      if (rangeProblem) problems.push(`${where}: pinnedServiceIPRange ${rangeProblem}; give a block of the cluster's Service CIDR, e.g. 10.96.0.0/24`);
+    }
+    if (spec.name === GLOBAL_SERVICE_SUFFIX) {
+      problems.push(`${where}: a cluster cannot be named "${GLOBAL_SERVICE_SUFFIX}": its mirrors "<svc>-${GLOBAL_SERVICE_SUFFIX}" would clash with the aggregated "<svc>-${GLOBAL_SERVICE_SUFFIX}" Services; rename the cluster`);
+    }
   }
 
   const knownCluster = (c: unknown): c is Cluster => Cluster.isCluster(c) && byName.get(c.name) === c;

@@ -3,6 +3,7 @@
  * bounded concurrency, and merges the result with the previous snapshot: a cluster that cannot
  * be observed keeps its previous state (stale-but-safe) and is reported.
  */
+import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import { compareStrings, sortedRecord } from '../util/order.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -79,7 +80,12 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         return { task, target: await observeTarget(clientFor(cluster), cluster.gateway, links, exports) };
       }
       const linkedTargets = fleet.links.filter((l) => l.source === task.name).map((l) => l.target);
-      return { task, source: await observeSource(clientFor(cluster), linkedTargets) };
+      const props = {
+        targetNames: linkedTargets,
+        aggregateSuffixes: [GLOBAL_SERVICE_SUFFIX],
+        ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
+      };
+      return { task, source: await observeSource(clientFor(cluster), props) };
     } catch (e) {
       if (e instanceof ObservationError) return { task, error: e };
       throw e;
@@ -112,7 +118,13 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
   for (const name of sourceNames) if (!selected(name) && previous.sources[name]) sources[name] = previous.sources[name]!;
 
   return {
-    snapshot: { format: SNAPSHOT_FORMAT, targets: sortedRecord(targets), sources: sortedRecord(sources) },
+    snapshot: {
+      format: SNAPSHOT_FORMAT,
+      targets: sortedRecord(targets),
+      sources: sortedRecord(sources),
+      // Compile's pinned IPs are carried over; compile replaces those of the sources it compiles.
+      ...(previous.pinnedServiceIPs !== undefined ? { pinnedServiceIPs: previous.pinnedServiceIPs } : {}),
+    },
     stale,
     warnings,
   };

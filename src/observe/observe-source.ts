@@ -1,23 +1,54 @@
 /** Observes one cluster in its role as a link source: what compile must check mirrors against. */
-import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
+import { GLOBAL_LABEL, GLOBAL_VALUE, MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
+import { canonicalIp, parseIpRange, rangeContains } from '../util/ip-range.js';
 import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
-import type { ForeignService, SourceSnapshot } from './snapshot.js';
+import type { ForeignService, ObservedService, PinnedRangeService, SourceSnapshot } from './snapshot.js';
+import { observePodEndpoints, serviceClusterIPs, serviceSelector, toObservedService } from './to-plain.js';
+
+/** What a source's observation looks for besides namespaces. */
+export interface SourceObservationProps {
+  /** Names of the link targets: Services named `*-<target>` could collide with a mirror. */
+  readonly targetNames: readonly string[];
+  /** Suffixes of aggregated Services (`-global`) that could collide too. @default none */
+  readonly aggregateSuffixes?: readonly string[];
+  /** The cluster's `pinnedServiceIPRange`: live Services holding one of its IPs are recorded. @default none */
+  readonly pinnedServiceIPRange?: string;
+}
 
 /**
- * Lists the source's namespaces, and the Services not written by this compiler whose names end
- * in `-<target>` for one of `targetNames` (only those can collide with a mirror).
+ * Lists the source's namespaces; the Services not written by this compiler whose names a mirror
+ * could take; the live Services inside the pinned IP range; and the source's own headless services
+ * that opt into `-global` (with their pods' hostnames).
  * @throws ObservationError when the cluster cannot be listed
  */
-export async function observeSource(client: ClusterClient, targetNames: readonly string[]): Promise<SourceSnapshot> {
+export async function observeSource(client: ClusterClient, props: SourceObservationProps): Promise<SourceSnapshot> {
   const namespaces = sortedUnique(await client.listNamespaces());
-  const suffixes = targetNames.map((t) => `-${t}`);
+  const suffixes = [...props.targetNames, ...(props.aggregateSuffixes ?? [])].map((t) => `-${t}`);
+  const range = props.pinnedServiceIPRange !== undefined ? parseIpRange(props.pinnedServiceIPRange) : undefined;
   const foreign: ForeignService[] = [];
+  const inRange: PinnedRangeService[] = [];
+  const globalMembers: ObservedService[] = [];
   for (const svc of await client.listServices()) {
     const name = svc.metadata?.name ?? '';
-    if (svc.metadata?.labels?.[MANAGED_LABEL] === MANAGED_VALUE) continue;
-    if (!suffixes.some((s) => name.endsWith(s))) continue;
-    foreign.push({ namespace: svc.metadata?.namespace ?? '', name });
+    const namespace = svc.metadata?.namespace ?? '';
+    const managed = svc.metadata?.labels?.[MANAGED_LABEL] === MANAGED_VALUE;
+    if (range) {
+      for (const ip of serviceClusterIPs(svc)) {
+        if (rangeContains(range, ip)) inRange.push({ namespace, name, ip: canonicalIp(ip), managed });
+      }
+    }
+    if (managed) continue;
+    if (suffixes.some((s) => name.endsWith(s))) foreign.push({ namespace, name });
+    if (svc.metadata?.labels?.[GLOBAL_LABEL] === GLOBAL_VALUE && svc.spec?.clusterIP === 'None') {
+      const pods = await observePodEndpoints(client, namespace, name);
+      globalMembers.push({ ...toObservedService(svc), ...pods, selector: serviceSelector(svc) });
+    }
   }
-  return { namespaces, foreignServices: foreign.sort(compareBy((s) => s.namespace, (s) => s.name)) };
+  return {
+    namespaces,
+    foreignServices: foreign.sort(compareBy((s) => s.namespace, (s) => s.name)),
+    ...(range ? { pinnedRangeServices: inRange.sort(compareBy((s) => s.ip, (s) => s.namespace, (s) => s.name)) } : {}),
+    ...(globalMembers.length > 0 ? { globalMembers: globalMembers.sort(compareBy((s) => s.namespace, (s) => s.name)) } : {}),
+  };
 }

@@ -7,7 +7,7 @@ import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
 import { resolveAddresses } from './resolve-addresses.js';
 import type { ObservedGateway, ObservedService, TargetSnapshot } from './snapshot.js';
-import { toObservedService } from './to-plain.js';
+import { observePodEndpoints, toObservedService } from './to-plain.js';
 
 /** A target's snapshot plus what observation could not determine about its gateway. */
 export interface TargetObservation {
@@ -40,6 +40,9 @@ export async function observeTarget(
     const svc = await client.readService(exp.namespace, exp.name);
     if (!svc) missing.push(key);
     else byKey.set(key, { ...(byKey.get(key) ?? toObservedService(svc)), explicit: true });
+  }
+  for (const [key, svc] of byKey) {
+    if (svc.headless) byKey.set(key, { ...svc, ...(await observePodEndpoints(client, svc.namespace, svc.name)) });
   }
   const { gateway, problems } = await observeGateway(client, gatewaySpec);
   return {

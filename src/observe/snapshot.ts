@@ -16,6 +16,14 @@ export interface ObservedPort {
   readonly targetPort?: number | string;
 }
 
+/** A port of a Service's endpoints: the container port the pods listen on. */
+export interface ObservedEndpointPort {
+  readonly name: string;
+  readonly protocol: string;
+  readonly port: number;
+  readonly appProtocol?: string;
+}
+
 /** An exported Service of a target cluster. */
 export interface ObservedService {
   readonly namespace: string;
@@ -32,6 +40,16 @@ export interface ObservedService {
   readonly ports: readonly ObservedPort[];
   /** Exported by an ExplicitExport rather than by a label. */
   readonly explicit?: true;
+  /**
+   * Headless services only: the hostnames of its endpoints (StatefulSet pods), sorted. Every
+   * endpoint with a hostname counts, ready or not: the set follows the StatefulSet's pods, and
+   * readiness churn stays out of git (liveness is the gateway's job).
+   */
+  readonly hostnames?: readonly string[];
+  /** Headless services only: the ports of its endpoints (container ports), sorted by name and port. */
+  readonly endpointPorts?: readonly ObservedEndpointPort[];
+  /** The Service's pod selector, recorded only for a source's own `-global` members (sorted). */
+  readonly selector?: Readonly<Record<string, string>>;
 }
 
 /** Where a target's gateway receives multicluster traffic. */
@@ -61,12 +79,25 @@ export interface ForeignService {
   readonly name: string;
 }
 
+/** A live Service of a source whose ClusterIP lies in the source's pinned range. */
+export interface PinnedRangeService {
+  readonly namespace: string;
+  readonly name: string;
+  readonly ip: string;
+  /** Written by this compiler (a per-pod mirror of an earlier run). */
+  readonly managed: boolean;
+}
+
 /** What was observed of a cluster in its role as a link source. */
 export interface SourceSnapshot {
   /** All namespace names, sorted. */
   readonly namespaces: readonly string[];
   /** Services not written by this compiler whose names end in `-<target>` of a link, sorted. */
   readonly foreignServices: readonly ForeignService[];
+  /** Live Services holding an IP of the cluster's `pinnedServiceIPRange`, sorted by IP text; absent when no range is declared. */
+  readonly pinnedRangeServices?: readonly PinnedRangeService[];
+  /** The source's own headless services labelled `mirrorc.io/global=true`, with hostnames and selector; absent when none. */
+  readonly globalMembers?: readonly ObservedService[];
 }
 
 /** The whole observation; maps are sorted by cluster name. */
@@ -74,6 +105,11 @@ export interface FleetSnapshot {
   readonly format: typeof SNAPSHOT_FORMAT;
   readonly targets: Readonly<Record<string, TargetSnapshot>>;
   readonly sources: Readonly<Record<string, SourceSnapshot>>;
+  /**
+   * Not an observation but compile's memory: the ClusterIP pinned for each per-pod Service, per
+   * source cluster, keyed `namespace/name`. Kept in the lock so an IP never moves between runs.
+   */
+  readonly pinnedServiceIPs?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /** An empty snapshot: nothing known yet. */

@@ -1,8 +1,9 @@
 /** Maps client-node's model classes to the snapshot's plain objects, dropping volatile fields. */
 import type * as k8s from '@kubernetes/client-node';
 import { isTrackingAnnotation, isTrackingLabel } from '../contract/gitops.js';
-import { sortedRecord } from '../util/order.js';
-import type { ObservedPort, ObservedService } from './snapshot.js';
+import { compareStrings, sortedRecord, sortedUnique } from '../util/order.js';
+import type { ClusterClient } from './cluster-client.js';
+import type { ObservedEndpointPort, ObservedPort, ObservedService } from './snapshot.js';
 
 function filtered(record: Record<string, string> | undefined, drop: (key: string) => boolean): Record<string, string> {
   const out: Record<string, string> = {};
@@ -27,4 +28,43 @@ export function toObservedService(svc: k8s.V1Service): ObservedService {
     headless: svc.spec?.clusterIP === 'None',
     ports,
   };
+}
+
+/** The pod hostnames and endpoint ports of a headless Service, read from its EndpointSlices. */
+export async function observePodEndpoints(
+  client: ClusterClient,
+  namespace: string,
+  name: string,
+): Promise<{ hostnames: string[]; endpointPorts: ObservedEndpointPort[] }> {
+  const slices = await client.listEndpointSlices(namespace, name);
+  // Every endpoint with a hostname, whatever its conditions: see ObservedService.hostnames.
+  const hostnames = sortedUnique(slices.flatMap((s) => (s.endpoints ?? []).map((e) => e.hostname ?? '')).filter((h) => h !== ''));
+  const ports = new Map<string, ObservedEndpointPort>();
+  for (const slice of slices) {
+    for (const p of slice.ports ?? []) {
+      if (p.port === undefined || p.port === null) continue;
+      const port: ObservedEndpointPort = {
+        name: p.name ?? '',
+        protocol: p.protocol ?? 'TCP',
+        port: p.port,
+        ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+      };
+      ports.set(`${port.name}/${port.port}/${port.protocol}`, port);
+    }
+  }
+  const endpointPorts = [...ports.values()].sort(
+    (a, b) => compareStrings(a.name, b.name) || a.port - b.port || compareStrings(a.protocol, b.protocol),
+  );
+  return { hostnames, endpointPorts };
+}
+
+/** A Service's pod selector, sorted; empty when it has none. */
+export function serviceSelector(svc: k8s.V1Service): Record<string, string> {
+  return filtered(svc.spec?.selector, () => false);
+}
+
+/** Every ClusterIP of a Service (dual-stack Services have two), without `None`. */
+export function serviceClusterIPs(svc: k8s.V1Service): string[] {
+  const ips = svc.spec?.clusterIPs?.length ? svc.spec.clusterIPs : svc.spec?.clusterIP ? [svc.spec.clusterIP] : [];
+  return ips.filter((ip) => ip !== 'None' && ip !== '');
 }

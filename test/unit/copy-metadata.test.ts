@@ -19,6 +19,7 @@ function link(overrides: Partial<LinkSpec> = {}): LinkSpec {
     excludedAnnotations: [],
     namespaces: { include: [], exclude: [] },
     createMissingNamespaces: false,
+    globalServices: false,
     ...overrides,
   };
 }

@@ -70,6 +70,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
         excludedAnnotations: [],
         namespaces: { include: [], exclude: [] },
         createMissingNamespaces: false,
+        globalServices: false,
       },
     ]);
     assert.deepEqual(spec.explicitExports, []);
@@ -84,6 +85,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       clusterDomain: 'alpha.example',
       trustDomain: 'cluster.local',
       gateway: { namespace: 'gw-ns', name: 'gw', addresses: ['203.0.113.1'], port: 4143, identity: 'gw.id' },
+      pinnedServiceIPRange: '10.96.0.0/24',
     });
     const b = new Cluster(fleet, 'beta');
     const selector: LabelSelector = { matchExpressions: [{ key: 'export', operator: 'Exists' }] };
@@ -95,6 +97,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       excludedAnnotations: ['note'],
       namespaces: { include: ['team-*'], exclude: ['team-secret'] },
       createMissingNamespaces: true,
+      globalServices: true,
     });
 
     // WHEN the spec is built
@@ -108,6 +111,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       clusterDomain: 'alpha.example',
       trustDomain: 'cluster.local',
       gateway: { namespace: 'gw-ns', name: 'gw', addresses: ['203.0.113.1'], port: 4143, identity: 'gw.id' },
+      pinnedServiceIPRange: '10.96.0.0/24',
     });
     assert.deepEqual(spec.links[0], {
       source: 'beta',
@@ -119,6 +123,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       excludedAnnotations: ['note'],
       namespaces: { include: ['team-*'], exclude: ['team-secret'] },
       createMissingNamespaces: true,
+      globalServices: true,
     });
   });
 

@@ -29,6 +29,8 @@ export interface GatewayMirrorProps {
   readonly gateway: ObservedGateway;
   /** `<svc>.<ns>.svc.<target domain>`, the proxy's authority for this mirror. */
   readonly remoteFqName: string;
+  /** A ClusterIP pinned at compile time (per-pod mirrors). @default allocated by the API server */
+  readonly clusterIP?: string;
 }
 
 /** A gateway-mode mirror: Service + Endpoints + one EndpointSlice per address family. */
@@ -42,6 +44,7 @@ export class GatewayMirror extends Construct {
     new k8s.KubeService(this, 'service', {
       metadata: { name, namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
       spec: {
+        ...(props.clusterIP !== undefined ? { clusterIp: props.clusterIP } : {}),
         // Only ports; no selector, so the endpoints below are used.
         ports: mirrorServicePorts(props.ports),
       },

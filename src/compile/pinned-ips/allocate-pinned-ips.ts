@@ -1,0 +1,100 @@
+/**
+ * Pins ClusterIPs for per-pod Services at compile time. Pure: the inputs are the source's declared
+ * range, the Services that need an IP, the allocation of the previous run (from the lock) and the
+ * live Services observed in the range.
+ *
+ * Rules, in order, per Service:
+ * 1. A live Service of ours with that name keeps its IP: a ClusterIP can never change in place.
+ * 2. Otherwise the previous run's IP is kept, so an IP never moves between runs; if another live
+ *    Service now holds it, that is a collision and an error (never a silent clash at apply time).
+ * 3. Otherwise the lowest free address of the range, skipping live IPs, every IP kept this run, and
+ *    every IP the previous run held (an IP released now is not reused in the same run, because
+ *    GitOps tools create new objects before they prune old ones).
+ */
+import type { PinnedRangeService } from '../../observe/snapshot.js';
+import { addressAt, canonicalIp, parseIpRange, rangeContains } from '../../util/ip-range.js';
+import { compareStrings } from '../../util/order.js';
+import type { Diagnostics } from '../diagnostics.js';
+
+/** A Service that needs a pinned ClusterIP. */
+export interface PinnedServiceRequest {
+  readonly namespace: string;
+  readonly name: string;
+  /** What it mirrors, for messages: `paris/data/kafka pod kafka-0`. */
+  readonly origin: string;
+}
+
+/** Inputs of {@link allocatePinnedIPs}. */
+export interface PinnedIPInput {
+  /** The source cluster. */
+  readonly source: string;
+  /** The source's declared `pinnedServiceIPRange`. */
+  readonly range: string;
+  readonly requests: readonly PinnedServiceRequest[];
+  /** The previous run's allocation of this source, `namespace/name` → IP. */
+  readonly previous: Readonly<Record<string, string>>;
+  /** Live Services in the range; undefined when the source was never observed. */
+  readonly live: readonly PinnedRangeService[] | undefined;
+}
+
+/** `namespace/name`, the allocation key. */
+export function pinnedKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/** The allocation, `namespace/name` → IP, sorted by key; errors go to `diagnostics`. */
+export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics): Record<string, string> {
+  const { source } = input;
+  const range = parseIpRange(input.range);
+  const live = input.live ?? [];
+  const liveByIp = new Map(live.map((s) => [s.ip, s]));
+  const ourLiveByKey = new Map(live.filter((s) => s.managed).map((s) => [pinnedKey(s.namespace, s.name), s.ip]));
+  const requests = [...input.requests].sort((a, b) => compareStrings(pinnedKey(a.namespace, a.name), pinnedKey(b.namespace, b.name)));
+
+  const allocation = new Map<string, string>();
+  const taken = new Set<string>([...liveByIp.keys(), ...Object.values(input.previous).map(canonicalIp)]);
+  const pending: PinnedServiceRequest[] = [];
+  for (const request of requests) {
+    const key = pinnedKey(request.namespace, request.name);
+    const liveIp = ourLiveByKey.get(key);
+    if (liveIp !== undefined) {
+      allocation.set(key, liveIp);
+      continue;
+    }
+    const previousIp = input.previous[key] !== undefined ? canonicalIp(input.previous[key]!) : undefined;
+    if (previousIp !== undefined && rangeContains(range, previousIp)) {
+      const holder = liveByIp.get(previousIp);
+      if (holder) {
+        const whose = holder.managed ? `mirrorc's Service ${holder.namespace}/${holder.name} (of an earlier run, not yet pruned)` : `Service ${holder.namespace}/${holder.name}, which mirrorc did not write`;
+        diagnostics.error(
+          `${source}: ClusterIP ${previousIp}, pinned for per-pod mirror ${key} (${request.origin}), is held by ${whose}; ` +
+            `free that IP (delete or recreate that Service with another IP), or remove "${key}" from pinnedServiceIPs.${source} in the lock to pin a new IP`,
+        );
+      }
+      allocation.set(key, previousIp);
+      taken.add(previousIp);
+      continue;
+    }
+    pending.push(request);
+  }
+  for (const ip of allocation.values()) taken.add(ip);
+
+  // The first address of the block (a network address) and, for IPv4, the last (broadcast) are never handed out.
+  let offset = 1n;
+  const end = range.family === 4 ? range.size - 1n : range.size;
+  for (const request of pending) {
+    while (offset < end && taken.has(addressAt(range, offset))) offset++;
+    const key = pinnedKey(request.namespace, request.name);
+    if (offset >= end) {
+      diagnostics.error(
+        `${source}: pinnedServiceIPRange ${range.cidr} has no free address left for per-pod mirror ${key} (${request.origin}); ` +
+          `${pending.length} new per-pod Services need IPs; declare a larger block of the Service CIDR`,
+      );
+      return {};
+    }
+    const ip = addressAt(range, offset);
+    allocation.set(key, ip);
+    taken.add(ip);
+  }
+  return Object.fromEntries([...allocation.entries()].sort(([a], [b]) => compareStrings(a, b)));
+}
