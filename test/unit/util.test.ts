@@ -3,6 +3,7 @@
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { addressAt, canonicalIp, ipRangeProblem, parseIpRange, rangeContains } from '../../src/util/ip-range.js';
 import { canonicalJson } from '../../src/util/canonical-json.js';
 import { mapLimit } from '../../src/util/map-limit.js';
 import { compareBy, compareStrings, sortedRecord, sortedUnique } from '../../src/util/order.js';
@@ -223,5 +224,34 @@ describe('mapLimit', () => {
       }),
       /boom 2/,
     );
+  });
+});
+
+describe('ip-range', () => {
+  test('parses IPv4 and IPv6 blocks and rejects non-blocks with a reason', () => {
+    // GIVEN CIDRs, good and bad
+    // WHEN parsed THEN sizes and problems are right
+    assert.equal(parseIpRange('10.96.0.0/24').size, 256n);
+    assert.equal(parseIpRange('fd00:10:96::/120').size, 256n);
+    assert.match(ipRangeProblem('10.96.0.1/24') ?? '', /not the first address of a \/24 block/);
+    assert.match(ipRangeProblem('10.96.0.0') ?? '', /not a CIDR block/);
+    assert.match(ipRangeProblem('10.96.0.0/33') ?? '', /longer than 32/);
+    assert.match(ipRangeProblem('10.300.0.0/16') ?? '', /not an IP address/);
+  });
+
+  test('addresses, containment and canonical IPv6 text', () => {
+    // GIVEN an IPv6 block
+    const v6 = parseIpRange('fd00:10:96::/112');
+    // WHEN addresses are computed THEN they are compressed and contained
+    assert.equal(addressAt(v6, 1n), 'fd00:10:96::1');
+    assert.equal(addressAt(v6, 0xffffn), 'fd00:10:96::ffff');
+    assert.equal(rangeContains(v6, 'FD00:10:96:0:0:0:0:2'), true);
+    assert.equal(rangeContains(v6, 'fd00:10:97::2'), false);
+    assert.equal(rangeContains(v6, '10.96.0.1'), false);
+    assert.equal(canonicalIp('fd00:0010:0096:0000:0000:0000:0000:0001'), 'fd00:10:96::1');
+    assert.equal(canonicalIp('::ffff:10.0.0.1'), '::ffff:a00:1');
+    const v4 = parseIpRange('10.96.0.0/28');
+    assert.equal(addressAt(v4, 15n), '10.96.0.15');
+    assert.equal(rangeContains(v4, '10.96.0.16'), false);
   });
 });

@@ -1,0 +1,156 @@
+/**
+ * Headless/StatefulSet mirrors (contract §2.5): the headless root mirror, per-pod mirrors with
+ * ClusterIPs pinned from the source's declared range, and how pinning stays stable and safe.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CompileError } from '../../src/compile/diagnostics.js';
+import { Cluster, Link } from '../../src/model/index.js';
+import type { FleetSnapshot, PinnedRangeService } from '../../src/observe/snapshot.js';
+import { compileObjects, IDENTITY, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
+
+const RANGE = '10.96.0.0/28';
+
+const londonParis = spec((fleet) => {
+  const london = new Cluster(fleet, 'london', { pinnedServiceIPRange: RANGE });
+  const paris = new Cluster(fleet, 'paris');
+  new Link(fleet, 'london-paris', { source: london, target: paris });
+});
+
+function withLive(snap: FleetSnapshot, live: PinnedRangeService[], pinned?: Record<string, string>): FleetSnapshot {
+  return {
+    ...snap,
+    sources: { london: { ...source(['data']), pinnedRangeServices: live } },
+    ...(pinned ? { pinnedServiceIPs: { london: pinned } } : {}),
+  };
+}
+
+describe('headless mirror of a StatefulSet (contract §2.5)', () => {
+  test('the root mirror is headless and maps each pod hostname to the pinned IP of its per-pod mirror', () => {
+    // GIVEN a headless kafka in paris with two pods, and london declaring a pinned range
+    const kafka = statefulService('data', 'kafka', ['kafka-0', 'kafka-1']);
+    // WHEN compiled
+    const { objects, result } = compileObjects(londonParis, withLive(snapshot({ paris: target([kafka]) }, {}), []));
+    // THEN kafka-paris is headless, with the remote ports
+    const root = objects.get('london/Service/data/kafka-paris');
+    assert.equal(root.spec.clusterIP, 'None');
+    assert.deepEqual(root.spec.ports, [{ name: 'client', protocol: 'TCP', port: 9092, targetPort: 9092 }]);
+    // AND its Endpoints and EndpointSlice give each hostname the per-pod mirror's pinned IP, on the container port
+    const pinned = result.pinnedServiceIPs.london!;
+    assert.deepEqual(pinned, { 'data/kafka-0-paris': '10.96.0.1', 'data/kafka-1-paris': '10.96.0.2' });
+    const ep = objects.get('london/Endpoints/data/kafka-paris');
+    assert.deepEqual(ep.subsets, [
+      { addresses: [{ hostname: 'kafka-0', ip: '10.96.0.1' }, { hostname: 'kafka-1', ip: '10.96.0.2' }], ports: [{ name: 'client', port: 9092, protocol: 'TCP' }] },
+    ]);
+    assert.equal(ep.metadata.labels['endpointslice.kubernetes.io/skip-mirror'], 'true');
+    assert.equal(ep.metadata.annotations['mirror.linkerd.io/remote-gateway-identity'], IDENTITY);
+    const slice = objects.get('london/EndpointSlice/data/kafka-paris-ipv4');
+    assert.deepEqual(slice.endpoints.map((e: any) => [e.hostname, e.addresses[0]]), [['kafka-0', '10.96.0.1'], ['kafka-1', '10.96.0.2']]);
+    assert.equal(slice.metadata.labels['kubernetes.io/service-name'], 'kafka-paris');
+  });
+
+  test('each pod gets a per-pod gateway mirror <hostname>-<target> with the pinned ClusterIP and the pod authority', () => {
+    // GIVEN the same service
+    const kafka = statefulService('data', 'kafka', ['kafka-0'], { annotations: { 'example.com/owner': 'x' } });
+    // WHEN compiled
+    const { objects } = compileObjects(londonParis, withLive(snapshot({ paris: target([kafka]) }, {}), []));
+    // THEN kafka-0-paris pins 10.96.0.1 and carries the headless-mirror label but no copied annotation
+    const pod = objects.get('london/Service/data/kafka-0-paris');
+    assert.equal(pod.spec.clusterIP, '10.96.0.1');
+    assert.deepEqual(pod.spec.ports, [{ name: 'client', protocol: 'TCP', port: 9092, targetPort: 9092 }]);
+    assert.equal(pod.metadata.labels['mirror.linkerd.io/headless-mirror-svc-name'], 'kafka-paris');
+    assert.equal(pod.metadata.labels['mirror.linkerd.io/cluster-name'], 'paris');
+    assert.deepEqual(pod.metadata.annotations, { 'mirror.linkerd.io/remote-svc-fq-name': 'kafka-0.kafka.data.svc.cluster.local' });
+    // AND its endpoints point at the gateway with the pod's authority
+    const ep = objects.get('london/Endpoints/data/kafka-0-paris');
+    assert.deepEqual(ep.subsets[0].addresses, [{ ip: '203.0.113.10' }]);
+    assert.equal(ep.metadata.annotations['mirror.linkerd.io/remote-svc-fq-name'], 'kafka-0.kafka.data.svc.cluster.local');
+  });
+
+  test('a headless service without hostnames, or a source without a pinned range, falls back to one gateway mirror', () => {
+    // GIVEN a headless service without hostnames (a Deployment) and a StatefulSet in a fleet without a range
+    const noHosts = statefulService('data', 'web', []);
+    const noRange = spec((fleet) => {
+      const london = new Cluster(fleet, 'london');
+      new Link(fleet, 'l', { source: london, target: new Cluster(fleet, 'paris') });
+    });
+    // WHEN compiled
+    const a = compileObjects(londonParis, withLive(snapshot({ paris: target([noHosts]) }, {}), []));
+    const b = compileObjects(noRange, snapshot({ paris: target([statefulService('data', 'kafka', ['kafka-0'])]) }, { london: source(['data']) }));
+    // THEN both become ordinary ClusterIP mirrors pointing at the gateway, and no pod mirror exists
+    assert.equal(a.objects.get('london/Service/data/web-paris').spec.clusterIP, undefined);
+    assert.deepEqual(a.objects.get('london/Endpoints/data/web-paris').subsets[0].addresses, [{ ip: '203.0.113.10' }]);
+    assert.equal(b.objects.get('london/Service/data/kafka-paris').spec.clusterIP, undefined);
+    assert.equal(b.objects.has('london/Service/data/kafka-0-paris'), false);
+    // AND the run says how to get per-pod mirrors
+    assert.ok(b.result.warnings.some((w) => w.includes('paris/data/kafka') && w.includes('pinnedServiceIPRange')));
+  });
+});
+
+describe('pinned ClusterIPs', () => {
+  test('kept across runs: a new pod gets a fresh IP and never one released in the same run', () => {
+    // GIVEN a previous run that pinned kafka-0 and kafka-1, and kafka-1 gone and kafka-2 new now
+    const kafka = statefulService('data', 'kafka', ['kafka-0', 'kafka-2']);
+    const previous = { 'data/kafka-0-paris': '10.96.0.1', 'data/kafka-1-paris': '10.96.0.2' };
+    // WHEN compiled
+    const { result } = compileObjects(londonParis, withLive(snapshot({ paris: target([kafka]) }, {}), [], previous));
+    // THEN kafka-0 keeps .1, kafka-2 skips the just-released .2
+    assert.deepEqual(result.pinnedServiceIPs.london, { 'data/kafka-0-paris': '10.96.0.1', 'data/kafka-2-paris': '10.96.0.3' });
+  });
+
+  test('live Services in the range are skipped, and a live per-pod mirror of ours keeps its IP', () => {
+    // GIVEN the source's kubernetes Service at .1 and kube-dns at .10, and our kafka-1-paris live at .7
+    const live: PinnedRangeService[] = [
+      { namespace: 'default', name: 'kubernetes', ip: '10.96.0.1', managed: false },
+      { namespace: 'data', name: 'kafka-1-paris', ip: '10.96.0.7', managed: true },
+      { namespace: 'kube-system', name: 'kube-dns', ip: '10.96.0.10', managed: false },
+    ];
+    const kafka = statefulService('data', 'kafka', ['kafka-0', 'kafka-1']);
+    // WHEN compiled without any lock allocation
+    const { result } = compileObjects(londonParis, withLive(snapshot({ paris: target([kafka]) }, {}), live));
+    // THEN kafka-0 takes .2 (the first free) and kafka-1 keeps its live .7
+    assert.deepEqual(result.pinnedServiceIPs.london, { 'data/kafka-0-paris': '10.96.0.2', 'data/kafka-1-paris': '10.96.0.7' });
+  });
+
+  test('a pinned IP taken by a Service mirrorc did not write is a compile error naming both', () => {
+    // GIVEN kafka-0-paris pinned at .1 and someone's Service now holding .1
+    const live: PinnedRangeService[] = [{ namespace: 'apps', name: 'legacy', ip: '10.96.0.1', managed: false }];
+    const kafka = statefulService('data', 'kafka', ['kafka-0']);
+    // WHEN compiled
+    // THEN compile fails, naming the IP, the mirror, the other Service and what to do
+    assert.throws(
+      () => compileObjects(londonParis, withLive(snapshot({ paris: target([kafka]) }, {}), live, { 'data/kafka-0-paris': '10.96.0.1' })),
+      (e: unknown) =>
+        e instanceof CompileError &&
+        /london: ClusterIP 10\.96\.0\.1, pinned for per-pod mirror data\/kafka-0-paris .* is held by Service apps\/legacy, which mirrorc did not write/.test(e.message),
+    );
+  });
+
+  test('an exhausted range is a compile error that says how many IPs are needed', () => {
+    // GIVEN a /30 (two usable addresses) and three pods
+    const tiny = spec((fleet) => {
+      const london = new Cluster(fleet, 'london', { pinnedServiceIPRange: '10.96.0.0/30' });
+      new Link(fleet, 'l', { source: london, target: new Cluster(fleet, 'paris') });
+    });
+    const kafka = statefulService('data', 'kafka', ['kafka-0', 'kafka-1', 'kafka-2']);
+    // WHEN compiled THEN it fails and names the range
+    assert.throws(
+      () => compileObjects(tiny, withLive(snapshot({ paris: target([kafka]) }, {}), [])),
+      (e: unknown) => e instanceof CompileError && e.message.includes('pinnedServiceIPRange 10.96.0.0/30 has no free address left'),
+    );
+  });
+
+  test('per-pod mirror names are checked for length and collisions like every mirror', () => {
+    // GIVEN a pod hostname that collides with an exported service's mirror, and one that is too long
+    const kafka = statefulService('data', 'kafka', ['api', 'k'.repeat(60)]);
+    const api = service('data', 'api');
+    // WHEN compiled THEN both problems are reported
+    assert.throws(
+      () => compileObjects(londonParis, withLive(snapshot({ paris: target([api, kafka]) }, {}), [])),
+      (e: unknown) =>
+        e instanceof CompileError &&
+        e.message.includes('would both be mirrored as Service data/api-paris') &&
+        e.message.includes('(66 characters)'),
+    );
+  });
+});
