@@ -1,4 +1,5 @@
 /** Shared steps of the integration tests: target setup through kubectl, synth runs, file snapshots. */
+import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,4 +79,79 @@ export class Workspace {
   public remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Whether every field of `expected` is present with the same value in `actual` (arrays: same length, element-wise). */
+export function assertSubset(actual: unknown, expected: unknown, path = ''): void {
+  if (Array.isArray(expected)) {
+    assert.ok(Array.isArray(actual), `${path}: expected an array`);
+    assert.equal((actual as unknown[]).length, expected.length, `${path}: array length`);
+    expected.forEach((e, i) => assertSubset((actual as unknown[])[i], e, `${path}[${i}]`));
+  } else if (expected !== null && typeof expected === 'object') {
+    assert.ok(actual !== null && typeof actual === 'object', `${path}: expected an object`);
+    for (const [k, v] of Object.entries(expected)) assertSubset((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
+  } else {
+    assert.equal(actual, expected, `${path}: value`);
+  }
+}
+
+/**
+ * Server-side applies dist/<cluster> to that cluster, checks every object reads back with every field
+ * we set unchanged, applies again and checks no resourceVersion moved. Returns the live objects by path.
+ */
+export async function applyWithoutDrift(fleet: KubeFleet, ws: Workspace, cluster: string): Promise<Map<string, any>> {
+  const { parse } = await import('yaml');
+  const apply = (): Promise<string> => fleet.kubectl(cluster, ['apply', '--server-side', '--field-manager=mirrorc', '-k', `${ws.outDir}/${cluster}`]);
+  await apply();
+  const objects = [...ws.files().entries()].filter(([p]) => p.startsWith(`${cluster}/`) && !p.endsWith('kustomization.yaml'));
+  const read = async (want: any): Promise<any> =>
+    JSON.parse(await fleet.kubectl(cluster, ['get', want.kind, want.metadata.name, ...(want.metadata.namespace ? ['-n', want.metadata.namespace] : []), '-o', 'json']));
+  const live = new Map<string, any>();
+  for (const [path, text] of objects) {
+    const want = parse(text);
+    const got = await read(want);
+    assertSubset(got, want, path);
+    live.set(path, got);
+  }
+  await apply();
+  for (const [path, text] of objects) {
+    const got = await read(parse(text));
+    assert.equal(got.metadata.resourceVersion, live.get(path).metadata.resourceVersion, `${path} changed on re-apply`);
+  }
+  return live;
+}
+
+/**
+ * A StatefulSet's headless Service in a target, with the EndpointSlice its endpoint controller would
+ * write (the test apiservers run no controller-manager): one endpoint per pod, hostname = pod name.
+ */
+export async function applyStatefulService(
+  fleet: KubeFleet,
+  cluster: string,
+  namespace: string,
+  name: string,
+  pods: number,
+  labels: Record<string, string>,
+  port = 9092,
+): Promise<void> {
+  await ensureNamespace(fleet, cluster, namespace);
+  await fleet.kubectl(cluster, ['apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace, labels },
+    spec: { clusterIP: 'None', selector: { app: name }, ports: [{ name: 'client', port, targetPort: port }] },
+  }));
+  await fleet.kubectl(cluster, ['apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: `${name}-abcde`, namespace, labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
+    addressType: 'IPv4',
+    endpoints: Array.from({ length: pods }, (_, i) => ({
+      addresses: [`10.244.${i}.${10 + i}`],
+      hostname: `${name}-${i}`,
+      conditions: { ready: true },
+      targetRef: { kind: 'Pod', name: `${name}-${i}`, namespace },
+    })),
+    ports: [{ name: 'client', port, protocol: 'TCP' }],
+  }));
 }

@@ -10,7 +10,7 @@ import type { FleetDefinition } from '../../src/cli/load-fleet.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
-import { applyService, ensureNamespace, installGateway, Workspace } from './support.js';
+import { applyService, assertSubset, ensureNamespace, installGateway, Workspace } from './support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 
@@ -21,20 +21,6 @@ const defineFleet: FleetDefinition = (fleet) => {
   new Link(fleet, 'london-from-paris', { source: london, target: paris });
   new Link(fleet, 'london-from-rome', { source: london, target: rome });
 };
-
-/** Whether every field of `expected` is present with the same value in `actual` (arrays: same length, element-wise). */
-function assertSubset(actual: unknown, expected: unknown, path = ''): void {
-  if (Array.isArray(expected)) {
-    assert.ok(Array.isArray(actual), `${path}: expected an array`);
-    assert.equal((actual as unknown[]).length, expected.length, `${path}: array length`);
-    expected.forEach((e, i) => assertSubset((actual as unknown[])[i], e, `${path}[${i}]`));
-  } else if (expected !== null && typeof expected === 'object') {
-    assert.ok(actual !== null && typeof actual === 'object', `${path}: expected an object`);
-    for (const [k, v] of Object.entries(expected)) assertSubset((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
-  } else {
-    assert.equal(actual, expected, `${path}: value`);
-  }
-}
 
 describe('gateway-mode synth against real API servers', () => {
   let fleet: KubeFleet | undefined;
