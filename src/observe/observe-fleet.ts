@@ -79,7 +79,7 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         return { task, target: await observeTarget(clientFor(cluster), cluster.gateway, links, exports) };
       }
       const linkedTargets = fleet.links.filter((l) => l.source === task.name).map((l) => l.target);
-      return { task, source: await observeSource(clientFor(cluster), linkedTargets) };
+      return { task, source: await observeSource(clientFor(cluster), linkedTargets, cluster.localFederatedSelector) };
     } catch (e) {
       if (e instanceof ObservationError) return { task, error: e };
       throw e;

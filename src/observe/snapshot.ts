@@ -65,8 +65,12 @@ export interface ForeignService {
 export interface SourceSnapshot {
   /** All namespace names, sorted. */
   readonly namespaces: readonly string[];
-  /** Services not written by this compiler whose names end in `-<target>` of a link, sorted. */
+  /** Services not written by this compiler whose names end in `-<target>` of a link or in `-federated`, sorted. */
   readonly foreignServices: readonly ForeignService[];
+  /** The cluster's `localFederatedSelector` (query form) that {@link federatedMembers} was listed with; absent in locks from before federated mode. */
+  readonly federatedSelector?: string;
+  /** The cluster's own Services matching {@link federatedSelector}: local members of its federated Services, sorted by namespace and name. */
+  readonly federatedMembers?: readonly ObservedService[];
 }
 
 /** The whole observation; maps are sorted by cluster name. */
