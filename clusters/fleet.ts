@@ -4,6 +4,8 @@
  *
  * - London mirrors `bar` from Paris (the service-mirroring design article's scenario).
  * - east and west mirror each other's exported services.
+ * - east and west each run shop/checkout labelled mirror.linkerd.io/federated=member, so each gets
+ *   shop/checkout-federated, which unites its own checkout with the other's (federated mode).
  */
 import { Cluster, Link, type Fleet } from '../src/index.js';
 
@@ -14,11 +16,14 @@ export default function defineFleet(fleet: Fleet): void {
 
   const east = new Cluster(fleet, 'east');
   const west = new Cluster(fleet, 'west');
-  new Link(fleet, 'east-from-west', { source: east, target: west });
+  // Federated members are resolved through the other cluster's API: the platform team provides
+  // the credentials Secret (cluster-credentials-<target> in namespace linkerd) with External Secrets.
+  new Link(fleet, 'east-from-west', { source: east, target: west, remoteDiscoveryCredentials: { provided: 'external' } });
   new Link(fleet, 'west-from-east', {
     source: west,
     target: east,
     // Team-internal bookkeeping labels stay in east.
     excludedLabels: ['billing.example.com/*'],
+    remoteDiscoveryCredentials: { provided: 'external' },
   });
 }

@@ -5,6 +5,7 @@ export { CompileError } from './compile/diagnostics.js';
 export { SourceChart } from './compile/source-chart.js';
 export { GatewayMirror, type GatewayMirrorProps } from './compile/modes/gateway/gateway-mirror.js';
 export { RemoteDiscoveryMirror, type RemoteDiscoveryMirrorProps } from './compile/modes/remote-discovery/remote-discovery-mirror.js';
+export { FederatedService, type FederatedServiceProps } from './compile/modes/federated/federated-service.js';
 export type { SecretRequirement } from './compile/modes/remote-discovery/credentials-requirement.js';
 export { mirrorServiceName } from './compile/names.js';
 export { observeFleet, type FleetObservation, type ObserveOptions, type StaleCluster } from './observe/observe-fleet.js';

@@ -14,6 +14,7 @@ import { planGlobalServices } from './modes/global/plan-global.js';
 import { planHeadlessMirror, type HeadlessUnit } from './modes/headless/plan-headless.js';
 import { allocatePinnedIPs } from './pinned-ips/allocate-pinned-ips.js';
 import { credentialsRequirement, undeclaredCredentialsWarning, type SecretRequirement } from './modes/remote-discovery/credentials-requirement.js';
+import { planFederatedServices } from './modes/federated/plan-federated.js';
 import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-discovery.js';
 import { MAX_SERVICE_NAME_LENGTH } from './names.js';
 import { selectMirrors, type ModedRequest } from './select-mirrors.js';
@@ -26,7 +27,7 @@ export interface CompileResult {
   readonly warnings: readonly string[];
   /**
    * Secrets that must exist in source clusters but that mirrorc never writes: one per link with
-   * flat-mode (remote-discovery) mirrors, sorted by cluster and target.
+   * flat-mode (remote-discovery) mirrors or federated members, sorted by cluster and target.
    */
   readonly requirements: readonly SecretRequirement[];
   /**
@@ -78,6 +79,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const namespaces = new Set<string>();
   const units: MirrorUnit[] = [];
   const requirements: SecretRequirement[] = [];
+  const flatNeeds = new Map<string, string[]>();
   for (const link of fleet.links.filter((l) => l.source === source)) {
     const flat: MirrorUnit[] = [];
     for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
@@ -94,9 +96,17 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       units.push(unit);
       if (request.mode === 'remote-discovery') flat.push(unit);
     }
-    if (flat.length > 0) {
+    flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
+  }
+  // Federated Services aggregate over all links of the source, so they are planned once, after them.
+  const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
+  units.push(...federated.units);
+  for (const ns of federated.namespaces) namespaces.add(ns);
+  for (const link of fleet.links.filter((l) => l.source === source)) {
+    // One Secret per link serves its flat mirrors and its federated members alike (contract §7.1).
+    const neededBy = [...(flatNeeds.get(link.path) ?? []), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
+    if (neededBy.length > 0) {
       const target = fleet.clusters.find((c) => c.name === link.target)!;
-      const neededBy = flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`).sort(compareStrings);
       const requirement = credentialsRequirement(link, target, neededBy);
       requirements.push(requirement);
       // Warn, not fail: the mirrors are valid objects, and the Secret may well exist already

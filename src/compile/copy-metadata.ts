@@ -15,7 +15,7 @@ export function isExcluded(key: string, exclusions: readonly string[]): boolean 
 }
 
 /** Remote labels that a mirror copies. */
-export function copiedLabels(remote: Readonly<Record<string, string>>, link: LinkSpec): Record<string, string> {
+export function copiedLabels(remote: Readonly<Record<string, string>>, link: Pick<LinkSpec, 'excludedLabels'>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(remote)) {
     if (key.startsWith(SVC_MIRROR_PREFIX)) continue;
@@ -26,7 +26,7 @@ export function copiedLabels(remote: Readonly<Record<string, string>>, link: Lin
 }
 
 /** Remote annotations that a mirror copies; opaque ports survive an exclusion, as in Linkerd. */
-export function copiedAnnotations(remote: Readonly<Record<string, string>>, link: LinkSpec): Record<string, string> {
+export function copiedAnnotations(remote: Readonly<Record<string, string>>, link: Pick<LinkSpec, 'excludedAnnotations'>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(remote)) {
     if (NEVER_COPIED_ANNOTATIONS.includes(key) || isTrackingAnnotation(key)) continue;

@@ -1,4 +1,5 @@
 /** Names of mirror objects, exactly as Linkerd derives them (contract §3). */
+import { FEDERATED_NAME_SUFFIX } from '../contract/linkerd.js';
 
 import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 
@@ -8,6 +9,11 @@ export const MAX_SERVICE_NAME_LENGTH = 63;
 /** `<svc>-<target>`: the mirror of a target service. Never truncated or hashed: Linkerd does not either. */
 export function mirrorServiceName(remoteName: string, targetCluster: string): string {
   return `${remoteName}-${targetCluster}`;
+}
+
+/** `<svc>-federated`: the federated Service that unites the members named `svc` of one namespace. */
+export function federatedServiceName(memberName: string): string {
+  return `${memberName}-${FEDERATED_NAME_SUFFIX}`;
 }
 
 /** `<svc>.<ns>.svc.<domain>`: the remote service's fully qualified name, the proxy's authority. */

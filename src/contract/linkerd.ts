@@ -18,6 +18,8 @@ export const EXPORTED_REMOTE_DISCOVERY_VALUE = 'remote-discovery';
 export const FEDERATED_LABEL = 'mirror.linkerd.io/federated';
 /** Value of {@link FEDERATED_LABEL} that makes a service a federated member. */
 export const FEDERATED_MEMBER_VALUE = 'member';
+/** Suffix of federated Service names, `<svc>-federated`; hence no cluster may be named `federated`. */
+export const FEDERATED_NAME_SUFFIX = 'federated';
 
 /** Marks every mirror object; value `"true"`. */
 export const MIRRORED_RESOURCE_LABEL = 'mirror.linkerd.io/mirrored-service';

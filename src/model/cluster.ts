@@ -1,6 +1,8 @@
 import { Construct } from 'constructs';
 import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_TRUST_DOMAIN } from '../contract/linkerd.js';
 import type { ClusterSpec } from './fleet-spec.js';
+import type { LabelSelector } from './label-selector.js';
+import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from './link.js';
 
 const CLUSTER_BRAND = Symbol.for('mirrorc.Cluster');
 
@@ -41,6 +43,13 @@ export interface ClusterProps {
    * @default 'cluster.local'
    */
   readonly trustDomain?: string;
+  /**
+   * Selects this cluster's own Services that join its federated Services `<svc>-federated` (the
+   * `multicluster.linkerd.io/local-discovery` member), when it is a link source. Linkerd's local
+   * service mirror uses one selector per cluster, so this is a cluster setting, not a link setting.
+   * @default `mirror.linkerd.io/federated=member`
+   */
+  readonly localFederatedSelector?: LabelSelector;
   /** The multicluster gateway, when this cluster is a link target. @default linkerd-multicluster/linkerd-gateway */
   readonly gateway?: GatewayProps;
   /**
@@ -83,6 +92,7 @@ export class Cluster extends Construct {
       },
       clusterDomain: this.props.clusterDomain ?? 'cluster.local',
       trustDomain: this.props.trustDomain ?? DEFAULT_TRUST_DOMAIN,
+      localFederatedSelector: this.props.localFederatedSelector ?? DEFAULT_FEDERATED_SERVICE_SELECTOR,
       gateway: {
         namespace: gw.namespace ?? DEFAULT_GATEWAY_NAMESPACE,
         name: gw.name ?? DEFAULT_GATEWAY_NAME,

@@ -37,6 +37,8 @@ export interface ClusterSpec {
   readonly clusterDomain: string;
   /** Linkerd trust domain; the `multicluster.linkerd.io/trust-domain` of flat-mode credentials Secrets. */
   readonly trustDomain: string;
+  /** Selects this cluster's own Services that join its federated Services (`local-discovery`), when it is a link source. */
+  readonly localFederatedSelector: LabelSelector;
   readonly gateway: GatewaySpec;
   /** CIDR block (as declared) where per-pod mirror Services of this source get pinned ClusterIPs; absent when none. */
   readonly pinnedServiceIPRange?: string;
@@ -68,7 +70,9 @@ export interface LinkSpec {
   readonly selector: LabelSelector;
   /** Selects target services mirrored in flat (remote-discovery) mode; wins over `selector`. */
   readonly remoteDiscoverySelector: LabelSelector;
-  /** How the source gets the target's credentials Secret for flat mode; absent when not declared. */
+  /** Selects target services that join the source's federated Services `<svc>-federated`. */
+  readonly federatedServiceSelector: LabelSelector;
+  /** How the source gets the target's credentials Secret for flat mode and federated members; absent when not declared. */
   readonly remoteDiscoveryCredentials?: RemoteDiscoveryCredentialsSpec;
   /** Label keys never copied; `x/*` excludes every key starting with `x`. */
   readonly excludedLabels: readonly string[];

@@ -131,6 +131,11 @@ export function selectorToQuery(selector: LabelSelector): string {
  * The selectors whose services a link mirrors, in query form, sorted and unique. Observation lists
  * exactly these and compile checks the lock holds them, so a new mode's selector is added here once.
  */
-export function linkSelectorQueries(link: { readonly selector: LabelSelector; readonly remoteDiscoverySelector: LabelSelector }): string[] {
-  return [...new Set([selectorToQuery(link.selector), selectorToQuery(link.remoteDiscoverySelector)])].sort(compareStrings);
+export function linkSelectorQueries(link: {
+  readonly selector: LabelSelector;
+  readonly remoteDiscoverySelector: LabelSelector;
+  readonly federatedServiceSelector: LabelSelector;
+}): string[] {
+  const queries = [link.selector, link.remoteDiscoverySelector, link.federatedServiceSelector].map(selectorToQuery);
+  return [...new Set(queries)].sort(compareStrings);
 }

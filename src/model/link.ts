@@ -1,5 +1,12 @@
 import { Construct } from 'constructs';
-import { credentialsSecretName, EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL, EXPORTED_REMOTE_DISCOVERY_VALUE } from '../contract/linkerd.js';
+import {
+  credentialsSecretName,
+  EXPORTED_GATEWAY_VALUE,
+  EXPORTED_LABEL,
+  EXPORTED_REMOTE_DISCOVERY_VALUE,
+  FEDERATED_LABEL,
+  FEDERATED_MEMBER_VALUE,
+} from '../contract/linkerd.js';
 import type { Cluster } from './cluster.js';
 import type { LinkSpec } from './fleet-spec.js';
 import type { LabelSelector } from './label-selector.js';
@@ -11,6 +18,9 @@ export const DEFAULT_EXPORT_SELECTOR: LabelSelector = { matchLabels: { [EXPORTED
 
 /** Linkerd's default flat-mode (remote-discovery) selector: `mirror.linkerd.io/exported=remote-discovery`. */
 export const DEFAULT_REMOTE_DISCOVERY_SELECTOR: LabelSelector = { matchLabels: { [EXPORTED_LABEL]: EXPORTED_REMOTE_DISCOVERY_VALUE } };
+
+/** Linkerd's default federated-member selector: `mirror.linkerd.io/federated=member`. */
+export const DEFAULT_FEDERATED_SERVICE_SELECTOR: LabelSelector = { matchLabels: { [FEDERATED_LABEL]: FEDERATED_MEMBER_VALUE } };
 
 /**
  * How the source cluster gets the credentials Secret that flat (remote-discovery) mode needs:
@@ -50,7 +60,13 @@ export interface LinkProps {
    */
   readonly remoteDiscoverySelector?: LabelSelector;
   /**
-   * How the flat-mode credentials Secret reaches the source. Without it, compile warns (once per
+   * Selects the target services that join the source's federated Service `<svc>-federated` (one
+   * per namespace and name, listing every member as `svc@cluster`); see federated mode in the README.
+   * @default `mirror.linkerd.io/federated=member`
+   */
+  readonly federatedServiceSelector?: LabelSelector;
+  /**
+   * How the credentials Secret of flat-mode mirrors and federated members reaches the source. Without it, compile warns (once per
    * link that has flat-mode mirrors) and spells out the Secret the source needs.
    * @default undeclared
    */
@@ -99,6 +115,7 @@ export class Link extends Construct {
       path: this.node.path,
       selector: this.props.selector ?? DEFAULT_EXPORT_SELECTOR,
       remoteDiscoverySelector: this.props.remoteDiscoverySelector ?? DEFAULT_REMOTE_DISCOVERY_SELECTOR,
+      federatedServiceSelector: this.props.federatedServiceSelector ?? DEFAULT_FEDERATED_SERVICE_SELECTOR,
       ...(this.props.remoteDiscoveryCredentials !== undefined
         ? {
             remoteDiscoveryCredentials: {

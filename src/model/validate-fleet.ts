@@ -1,6 +1,7 @@
 /** Checks of the fleet definition itself. Runs before any network call; every message names its construct. */
 import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import { ipRangeProblem } from '../util/ip-range.js';
+import { FEDERATED_NAME_SUFFIX } from '../contract/linkerd.js';
 import { Cluster } from './cluster.js';
 import type { ExplicitExport } from './explicit-export.js';
 import { labelKeyProblem, labelSelectorProblems } from './label-selector.js';
@@ -32,6 +33,10 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     const spec = cluster.toSpec();
     const nameProblem = dnsLabelProblem(spec.name);
     if (nameProblem) problems.push(`${where}: the cluster name ${nameProblem}; it becomes the mirror-name suffix and the dist/ folder name`);
+    if (spec.name === FEDERATED_NAME_SUFFIX) {
+      problems.push(`${where}: the cluster name "${FEDERATED_NAME_SUFFIX}" is reserved: its mirrors "<svc>-${FEDERATED_NAME_SUFFIX}" would take the names of federated Services; rename the cluster (set its name prop)`);
+    }
+    for (const p of labelSelectorProblems(spec.localFederatedSelector)) problems.push(`${where}: localFederatedSelector: ${p}`);
     const other = byName.get(spec.name);
     if (other) problems.push(`${where}: the cluster name "${spec.name}" is already used by ${other.node.path}; cluster names must be unique`);
     else byName.set(spec.name, cluster);
@@ -80,6 +85,7 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     else seenLinks.set(key, link);
     for (const p of labelSelectorProblems(spec.selector)) problems.push(`${where}: selector: ${p}`);
     for (const p of labelSelectorProblems(spec.remoteDiscoverySelector)) problems.push(`${where}: remoteDiscoverySelector: ${p}`);
+    for (const p of labelSelectorProblems(spec.federatedServiceSelector)) problems.push(`${where}: federatedServiceSelector: ${p}`);
     const credentials = spec.remoteDiscoveryCredentials;
     if (credentials !== undefined) {
       if (credentials.provided !== 'external') {

@@ -3,6 +3,7 @@
  * bounded concurrency, and merges the result with the previous snapshot: a cluster that cannot
  * be observed keeps its previous state (stale-but-safe) and is reported.
  */
+import { FEDERATED_NAME_SUFFIX } from '../contract/linkerd.js';
 import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import { compareStrings, sortedRecord } from '../util/order.js';
@@ -82,7 +83,8 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       const linkedTargets = fleet.links.filter((l) => l.source === task.name).map((l) => l.target);
       const props = {
         targetNames: linkedTargets,
-        aggregateSuffixes: [GLOBAL_SERVICE_SUFFIX],
+        aggregateSuffixes: [GLOBAL_SERVICE_SUFFIX, FEDERATED_NAME_SUFFIX],
+        localFederatedSelector: cluster.localFederatedSelector,
         ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
       };
       return { task, source: await observeSource(clientFor(cluster), props) };

@@ -1,5 +1,9 @@
-/** Observes one cluster in its role as a link source: what compile must check mirrors against. */
+/**
+ * Observes one cluster in its role as a link source: what compile must check mirrors against, its
+ * own federated members, and its own StatefulSets that join `-global`.
+ */
 import { GLOBAL_LABEL, GLOBAL_VALUE, MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
+import { selectorMatches, selectorToQuery, type LabelSelector } from '../model/label-selector.js';
 import { canonicalIp, parseIpRange, rangeContains } from '../util/ip-range.js';
 import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
@@ -10,16 +14,19 @@ import { observePodEndpoints, serviceClusterIPs, serviceSelector, toObservedServ
 export interface SourceObservationProps {
   /** Names of the link targets: Services named `*-<target>` could collide with a mirror. */
   readonly targetNames: readonly string[];
-  /** Suffixes of aggregated Services (`-global`) that could collide too. @default none */
+  /** Suffixes of aggregated Services (`-global`, `-federated`) that could collide too. @default none */
   readonly aggregateSuffixes?: readonly string[];
+  /** Selects the cluster's own federated members. */
+  readonly localFederatedSelector: LabelSelector;
   /** The cluster's `pinnedServiceIPRange`: live Services holding one of its IPs are recorded. @default none */
   readonly pinnedServiceIPRange?: string;
 }
 
 /**
- * Lists the source's namespaces; the Services not written by this compiler whose names a mirror
- * could take; the live Services inside the pinned IP range; and the source's own headless services
- * that opt into `-global` (with their pods' hostnames).
+ * Lists the source's namespaces and Services once. From that one list (both views of the same
+ * moment, no extra request) it keeps: the Services not written by this compiler whose names a mirror
+ * could take; the source's own federated members; the live Services inside the pinned IP range; and
+ * the source's own headless services that opt into `-global` (plus their pods' hostnames).
  * @throws ObservationError when the cluster cannot be listed
  */
 export async function observeSource(client: ClusterClient, props: SourceObservationProps): Promise<SourceSnapshot> {
@@ -27,28 +34,34 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
   const suffixes = [...props.targetNames, ...(props.aggregateSuffixes ?? [])].map((t) => `-${t}`);
   const range = props.pinnedServiceIPRange !== undefined ? parseIpRange(props.pinnedServiceIPRange) : undefined;
   const foreign: ForeignService[] = [];
+  const members: ObservedService[] = [];
   const inRange: PinnedRangeService[] = [];
   const globalMembers: ObservedService[] = [];
   for (const svc of await client.listServices()) {
     const name = svc.metadata?.name ?? '';
     const namespace = svc.metadata?.namespace ?? '';
-    const managed = svc.metadata?.labels?.[MANAGED_LABEL] === MANAGED_VALUE;
+    const ours = svc.metadata?.labels?.[MANAGED_LABEL] === MANAGED_VALUE;
     if (range) {
       for (const ip of serviceClusterIPs(svc)) {
-        if (rangeContains(range, ip)) inRange.push({ namespace, name, ip: canonicalIp(ip), managed });
+        if (rangeContains(range, ip)) inRange.push({ namespace, name, ip: canonicalIp(ip), managed: ours });
       }
     }
-    if (managed) continue;
+    // Our own objects are never members, and never foreign: a custom selector on a copied label could match them.
+    if (ours) continue;
+    if (selectorMatches(props.localFederatedSelector, svc.metadata?.labels ?? {})) members.push(toObservedService(svc));
     if (suffixes.some((s) => name.endsWith(s))) foreign.push({ namespace, name });
     if (svc.metadata?.labels?.[GLOBAL_LABEL] === GLOBAL_VALUE && svc.spec?.clusterIP === 'None') {
       const pods = await observePodEndpoints(client, namespace, name);
       globalMembers.push({ ...toObservedService(svc), ...pods, selector: serviceSelector(svc) });
     }
   }
+  const byNamespaceAndName = compareBy<{ namespace: string; name: string }>((s) => s.namespace, (s) => s.name);
   return {
     namespaces,
-    foreignServices: foreign.sort(compareBy((s) => s.namespace, (s) => s.name)),
+    foreignServices: foreign.sort(byNamespaceAndName),
+    federatedSelector: selectorToQuery(props.localFederatedSelector),
+    federatedMembers: members.sort(byNamespaceAndName),
     ...(range ? { pinnedRangeServices: inRange.sort(compareBy((s) => s.ip, (s) => s.namespace, (s) => s.name)) } : {}),
-    ...(globalMembers.length > 0 ? { globalMembers: globalMembers.sort(compareBy((s) => s.namespace, (s) => s.name)) } : {}),
+    ...(globalMembers.length > 0 ? { globalMembers: globalMembers.sort(byNamespaceAndName) } : {}),
   };
 }

@@ -92,12 +92,16 @@ export interface PinnedRangeService {
 export interface SourceSnapshot {
   /** All namespace names, sorted. */
   readonly namespaces: readonly string[];
-  /** Services not written by this compiler whose names end in `-<target>` of a link, sorted. */
+  /** Services not written by this compiler whose names end in `-<target>` of a link or in `-federated`, sorted. */
   readonly foreignServices: readonly ForeignService[];
   /** Live Services holding an IP of the cluster's `pinnedServiceIPRange`, sorted by IP text; absent when no range is declared. */
   readonly pinnedRangeServices?: readonly PinnedRangeService[];
   /** The source's own headless services labelled `mirrorc.io/global=true`, with hostnames and selector; absent when none. */
   readonly globalMembers?: readonly ObservedService[];
+  /** The cluster's `localFederatedSelector` (query form) that {@link federatedMembers} was listed with; absent in locks from before federated mode. */
+  readonly federatedSelector?: string;
+  /** The cluster's own Services matching {@link federatedSelector}: local members of its federated Services, sorted by namespace and name. */
+  readonly federatedMembers?: readonly ObservedService[];
 }
 
 /** The whole observation; maps are sorted by cluster name. */

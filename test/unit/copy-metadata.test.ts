@@ -15,6 +15,7 @@ function link(overrides: Partial<LinkSpec> = {}): LinkSpec {
     path: 'fleet/east-from-west',
     selector: { matchLabels: { 'mirror.linkerd.io/exported': 'true' } },
     remoteDiscoverySelector: { matchLabels: { 'mirror.linkerd.io/exported': 'remote-discovery' } },
+    federatedServiceSelector: { matchLabels: { 'mirror.linkerd.io/federated': 'member' } },
     excludedLabels: [],
     excludedAnnotations: [],
     namespaces: { include: [], exclude: [] },

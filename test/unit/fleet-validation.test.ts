@@ -56,6 +56,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       access: { context: 'east' },
       clusterDomain: 'cluster.local',
       trustDomain: 'cluster.local',
+      localFederatedSelector: { matchLabels: { 'mirror.linkerd.io/federated': 'member' } },
       gateway: { namespace: 'linkerd-multicluster', name: 'linkerd-gateway' },
     });
     // AND the link selects mirror.linkerd.io/exported=true, excludes nothing and mirrors all namespaces
@@ -66,6 +67,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
         path: 'fleet/east-from-west',
         selector: { matchLabels: { 'mirror.linkerd.io/exported': 'true' } },
         remoteDiscoverySelector: { matchLabels: { 'mirror.linkerd.io/exported': 'remote-discovery' } },
+        federatedServiceSelector: { matchLabels: { 'mirror.linkerd.io/federated': 'member' } },
         excludedLabels: [],
         excludedAnnotations: [],
         namespaces: { include: [], exclude: [] },
@@ -84,6 +86,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       access: { kubeconfig: 'kc.yaml', context: 'ctx-a' },
       clusterDomain: 'alpha.example',
       trustDomain: 'cluster.local',
+      localFederatedSelector: { matchLabels: { federation: 'alpha' } },
       gateway: { namespace: 'gw-ns', name: 'gw', addresses: ['203.0.113.1'], port: 4143, identity: 'gw.id' },
       pinnedServiceIPRange: '10.96.0.0/24',
     });
@@ -93,6 +96,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       source: b,
       target: a,
       selector,
+      federatedServiceSelector: { matchLabels: { federation: 'global' } },
       excludedLabels: ['example.com/*'],
       excludedAnnotations: ['note'],
       namespaces: { include: ['team-*'], exclude: ['team-secret'] },
@@ -110,6 +114,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       access: { kubeconfig: 'kc.yaml', context: 'ctx-a' },
       clusterDomain: 'alpha.example',
       trustDomain: 'cluster.local',
+      localFederatedSelector: { matchLabels: { federation: 'alpha' } },
       gateway: { namespace: 'gw-ns', name: 'gw', addresses: ['203.0.113.1'], port: 4143, identity: 'gw.id' },
       pinnedServiceIPRange: '10.96.0.0/24',
     });
@@ -119,6 +124,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       path: 'fleet/l',
       selector,
       remoteDiscoverySelector: { matchLabels: { 'mirror.linkerd.io/exported': 'remote-discovery' } },
+      federatedServiceSelector: { matchLabels: { federation: 'global' } },
       excludedLabels: ['example.com/*'],
       excludedAnnotations: ['note'],
       namespaces: { include: ['team-*'], exclude: ['team-secret'] },

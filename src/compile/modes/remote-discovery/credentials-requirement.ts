@@ -1,5 +1,5 @@
 /**
- * The credentials Secret that flat mode needs in each source, per target (contract §7.1).
+ * The credentials Secret that flat mode and federated members need in each source, per target (contract §7.1).
  * mirrorc never writes it (its data is a kubeconfig with a token of the target); compile only
  * describes it, so that the user can provide it by other means, and warns when the link does not
  * declare how it is provided.
@@ -9,13 +9,14 @@ import {
   CLUSTER_STORE_CLUSTER_NAME_LABEL,
   CLUSTER_STORE_TRUST_DOMAIN_ANNOTATION,
   credentialsSecretName,
+  FEDERATED_NAME_SUFFIX,
   KUBECONFIG_SECRET_KEY,
   LINKERD_CONTROL_PLANE_NAMESPACE,
   REMOTE_KUBECONFIG_SECRET_TYPE,
 } from '../../../contract/linkerd.js';
 import type { ClusterSpec, LinkSpec } from '../../../model/fleet-spec.js';
 
-/** A Secret that must exist in a source cluster for its flat-mode mirrors to resolve; mirrorc does not write it. */
+/** A Secret that must exist in a source cluster for its flat-mode mirrors and federated members to resolve; mirrorc does not write it. */
 export interface SecretRequirement {
   /** The cluster the Secret must exist in (the link's source). */
   readonly cluster: string;
@@ -25,7 +26,7 @@ export interface SecretRequirement {
   readonly link: string;
   /** How the link says the Secret is provided; undefined when it does not say (compile then warns). */
   readonly provided: 'external' | undefined;
-  /** The flat-mode mirrors that need it, `namespace/name`, sorted. */
+  /** The flat-mode mirrors and federated Services that need it, `namespace/name`, sorted. */
   readonly neededBy: readonly string[];
   readonly name: string;
   readonly namespace: string;
@@ -60,7 +61,13 @@ export function credentialsRequirement(link: LinkSpec, target: ClusterSpec, need
 export function undeclaredCredentialsWarning(req: SecretRequirement): string {
   const labels = Object.entries(req.labels).map(([k, v]) => `${k}: ${v}`).join(', ');
   const annotations = Object.entries(req.annotations).map(([k, v]) => `${k}: ${v}`).join(', ');
-  const count = `${req.neededBy.length} flat-mode (remote-discovery) mirror${req.neededBy.length === 1 ? '' : 's'}`;
+  // Federated Services are told apart by name: no cluster may be named "federated" (fleet validation).
+  const federated = req.neededBy.filter((n) => n.endsWith(`-${FEDERATED_NAME_SUFFIX}`)).length;
+  const flat = req.neededBy.length - federated;
+  const count = [
+    ...(flat > 0 ? [`${flat} flat-mode (remote-discovery) mirror${flat === 1 ? '' : 's'}`] : []),
+    ...(federated > 0 ? [`${federated} federated Service${federated === 1 ? '' : 's'} with members`] : []),
+  ].join(' and ');
   return (
     `${req.cluster}: link ${req.link} compiles ${count} of "${req.target}" (${req.neededBy.join(', ')}), which Linkerd resolves only if "${req.cluster}" holds ` +
     `Secret ${req.namespace}/${req.name} (type ${req.type}; labels {${labels}}; annotations {${annotations}}; data key "${req.dataKeys.join('", "')}": ` +

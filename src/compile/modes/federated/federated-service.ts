@@ -1,0 +1,36 @@
+/**
+ * Federated mode: one selectorless Service `<svc>-federated` per namespace and service name whose
+ * annotations list its members (contract §2.4). Linkerd's destination controller sees the
+ * `multicluster.linkerd.io/remote-discovery` / `local-discovery` annotations and unions the
+ * endpoints of every member; no Endpoints are written.
+ */
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-28';
+import type { ObservedPort } from '../../../observe/snapshot.js';
+import { mirrorServicePorts } from '../../mirror-ports.js';
+
+/** Properties of a {@link FederatedService}. */
+export interface FederatedServiceProps {
+  /** Namespace of the federated Service (the members' namespace). */
+  readonly namespace: string;
+  /** Name of the federated Service, `<svc>-federated`. */
+  readonly name: string;
+  /** Labels: the first member's copied labels plus the mirror labels. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Annotations: the first member's copied annotations plus the member list annotations. */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** The first member's ports, in its order. */
+  readonly ports: readonly ObservedPort[];
+}
+
+/** A federated Service: one Service, no Endpoints, no EndpointSlices. */
+export class FederatedService extends Construct {
+  constructor(scope: Construct, id: string, props: FederatedServiceProps) {
+    super(scope, id);
+    new k8s.KubeService(this, 'service', {
+      metadata: { name: props.name, namespace: props.namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
+      // Only ports, like the other modes; the destination resolves the members, so no selector and no endpoints.
+      spec: { ports: mirrorServicePorts(props.ports) },
+    });
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Plans the federated Services of one source cluster (contract §2.4). Unlike the other modes,
+ * which turn one target service into one mirror, a federated Service aggregates over every link of
+ * the source: its members are the services of one namespace and name that match a link's
+ * `federatedServiceSelector` in the link's target, plus the source's own service matching the
+ * cluster's `localFederatedSelector`.
+ */
+import { LOCAL_DISCOVERY_ANNOTATION, MIRRORED_RESOURCE_LABEL, REMOTE_DISCOVERY_ANNOTATION } from '../../../contract/linkerd.js';
+import { MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
+import type { FleetSpec } from '../../../model/fleet-spec.js';
+import { selectorMatches, selectorToQuery } from '../../../model/label-selector.js';
+import type { FleetSnapshot } from '../../../observe/snapshot.js';
+import { compareStrings } from '../../../util/order.js';
+import { copiedAnnotations, copiedLabels } from '../../copy-metadata.js';
+import type { Diagnostics } from '../../diagnostics.js';
+import type { MirrorUnit } from '../../mirror-unit.js';
+import { federatedServiceName } from '../../names.js';
+import { namespaceSelected } from '../../namespace-filter.js';
+import { federatedConflicts } from './federated-conflicts.js';
+import { byPrecedence, memberId, type FederatedMember } from './federated-member.js';
+import { FederatedService } from './federated-service.js';
+
+/** The local member is copied without exclusions: it belongs to no link (Linkerd's local mirror has none either). */
+const NO_EXCLUSIONS = { excludedLabels: [], excludedAnnotations: [] } as const;
+
+/** What the federated Services of one source need from the rest of compile. */
+export interface FederatedPlan {
+  readonly units: MirrorUnit[];
+  /** Namespaces to create because a member's link sets `createMissingNamespaces`. */
+  readonly namespaces: string[];
+  /**
+   * Per link path: the federated Services (`namespace/name`) with a member of that link's target.
+   * The destination resolves those members with the target's credentials Secret (contract §7.1).
+   */
+  readonly credentialNeeds: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The federated Services of `source`, with warnings for members left out and for conflicts. */
+export function planFederatedServices(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): FederatedPlan {
+  const groups = collectMembers(source, fleet, snapshot, diagnostics);
+  const sourceSnapshot = snapshot.sources[source];
+  const units: MirrorUnit[] = [];
+  const namespaces = new Set<string>();
+  const credentialNeeds = new Map<string, string[]>();
+
+  for (const key of [...groups.keys()].sort(compareStrings)) {
+    const [namespace, serviceName] = key.split('/') as [string, string];
+    const name = federatedServiceName(serviceName);
+    const where = `federated Service ${namespace}/${name}`;
+    const members = groups.get(key)!.sort(byPrecedence).filter((m) => {
+      const id = `${m.cluster}/${namespace}/${serviceName}`;
+      if (m.service.headless) {
+        diagnostics.warn(`${source}: ${id} is headless (clusterIP: None), and a headless Service cannot join a federated Service (Linkerd refuses it too), so it is left out of ${where}; give it a cluster IP or remove its federated label`);
+        return false;
+      }
+      if (m.service.ports.length === 0) {
+        diagnostics.warn(`${source}: ${id} has no ports, so it cannot join ${where} (a Service needs at least one port); left out`);
+        return false;
+      }
+      return true;
+    });
+    const winner = members[0];
+    if (!winner) continue;
+    const remote = members.filter((m) => m.link !== undefined);
+    if (sourceSnapshot && !sourceSnapshot.namespaces.includes(namespace)) {
+      if (!remote.some((m) => m.link!.createMissingNamespaces)) {
+        diagnostics.warn(`${source}: namespace "${namespace}" does not exist, so ${where} (${members.map(memberId).join(', ')}) is not compiled; create the namespace, or set createMissingNamespaces on a link of its members`);
+        continue;
+      }
+      namespaces.add(namespace);
+    }
+
+    const conflicts = federatedConflicts(members);
+    if (conflicts.length > 0) {
+      // A warning, not an error: Linkerd and the MCS API keep serving with the first member and
+      // flag the conflict; failing the build would block every other mirror of the fleet.
+      diagnostics.warn(
+        `${source}: the members of ${where} conflict; it takes its ports, labels and annotations from ${memberId(winner)} ` +
+          `(precedence: the source's own member, then the targets by cluster name) and lists every member: ${conflicts.join('; ')}. ` +
+          `Make the members agree (same port names, numbers, protocols and Service type), or remove the federated label from the one that differs`,
+      );
+    }
+
+    const local = members.find((m) => m.link === undefined);
+    const annotations: Record<string, string> = { ...copiedAnnotations(winner.service.annotations, winner.link ?? NO_EXCLUSIONS) };
+    // Members in precedence order, so the list never depends on the API's list order (Linkerd uses join order).
+    if (remote.length > 0) annotations[REMOTE_DISCOVERY_ANNOTATION] = remote.map(memberId).join(',');
+    if (local) annotations[LOCAL_DISCOVERY_ANNOTATION] = local.service.name;
+    // No cluster-name label: a federated Service belongs to no single target (contract §2.4).
+    const labels = { ...copiedLabels(winner.service.labels, winner.link ?? NO_EXCLUSIONS), [MIRRORED_RESOURCE_LABEL]: 'true', [MANAGED_LABEL]: MANAGED_VALUE };
+    const ports = winner.service.ports;
+
+    for (const m of remote) {
+      const needs = credentialNeeds.get(m.link!.path) ?? [];
+      needs.push(`${namespace}/${name}`);
+      credentialNeeds.set(m.link!.path, needs);
+    }
+    units.push({
+      source,
+      namespace,
+      origin: `${namespace}/${serviceName} (members ${members.map(memberId).join(', ')})`,
+      mode: 'federated',
+      serviceNames: [name],
+      render: (scope) => new FederatedService(scope, `${namespace}.${name}`, { namespace, name, labels, annotations, ports }),
+    });
+  }
+  return { units, namespaces: [...namespaces].sort(compareStrings), credentialNeeds };
+}
+
+/** Every candidate member of `source`'s federated Services, grouped by `namespace/name`, unordered. */
+function collectMembers(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): Map<string, FederatedMember[]> {
+  const groups = new Map<string, FederatedMember[]>();
+  const add = (member: FederatedMember): void => {
+    const key = `${member.service.namespace}/${member.service.name}`;
+    groups.set(key, [...(groups.get(key) ?? []), member]);
+  };
+
+  const sourceCluster = fleet.clusters.find((c) => c.name === source)!;
+  const sourceSnapshot = snapshot.sources[source];
+  const localQuery = selectorToQuery(sourceCluster.localFederatedSelector);
+  for (const service of sourceSnapshot?.federatedMembers ?? []) {
+    if (selectorMatches(sourceCluster.localFederatedSelector, service.labels)) add({ cluster: source, service });
+  }
+
+  // selectMirrors already warns about targets that were never observed or lack a selector in the lock.
+  for (const link of fleet.links.filter((l) => l.source === source)) {
+    for (const service of snapshot.targets[link.target]?.services ?? []) {
+      if (!namespaceSelected(link.namespaces, service.namespace)) continue;
+      if (selectorMatches(link.federatedServiceSelector, service.labels)) add({ cluster: link.target, link, service });
+    }
+  }
+
+  if (sourceSnapshot && sourceSnapshot.federatedSelector !== localQuery && groups.size > 0) {
+    diagnostics.warn(
+      `${source}: the lock holds no observation of "${source}"'s own federated members with selector "${localQuery}" (it predates federated mode, or localFederatedSelector changed since), ` +
+        `so its federated Services may lack their local member; run synth with cluster access to observe it`,
+    );
+  }
+  return groups;
+}
