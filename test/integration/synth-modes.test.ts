@@ -1,0 +1,126 @@
+/**
+ * Every mode at once, against real kube-apiservers: london links paris, rome and madrid; one service
+ * is exported in each mode. The output applies server-side without drift, and switching a service's
+ * label between modes changes exactly the expected objects, with no change to the fleet definition.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { parse } from 'yaml';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import type { FleetDefinition } from '../../src/cli/load-fleet.js';
+import { Cluster, Link } from '../../src/model/index.js';
+import { observationRules } from '../../src/observe/observation-rbac.js';
+import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
+import { applyService, applyStatefulService, applyWithoutDrift, ensureNamespace, installGateway, Workspace } from './support.js';
+
+const GATEWAY = { 'mirror.linkerd.io/exported': 'true' };
+const FLAT = { 'mirror.linkerd.io/exported': 'remote-discovery' };
+const MEMBER = { 'mirror.linkerd.io/federated': 'member' };
+
+const defineFleet: FleetDefinition = (fleet) => {
+  const london = new Cluster(fleet, 'london', { pinnedServiceIPRange: '10.96.0.0/24' });
+  for (const t of ['paris', 'rome', 'madrid']) {
+    new Link(fleet, `london-from-${t}`, { source: london, target: new Cluster(fleet, t), remoteDiscoveryCredentials: { provided: 'external' }, globalServices: true });
+  }
+};
+
+describe('all modes mixed, and switching modes by label, against real API servers', () => {
+  let fleet: KubeFleet | undefined;
+
+  before(async (t) => {
+    fleet = await kubeFleetForTests(t as never, ['london', 'paris', 'rome', 'madrid'], { readerRules: observationRules({ source: true, target: true }) });
+    if (!fleet) return;
+    await installGateway(fleet, 'paris', '203.0.113.10');
+    await installGateway(fleet, 'rome', '198.51.100.30');
+    await installGateway(fleet, 'madrid', '192.0.2.40');
+    await ensureNamespace(fleet, 'london', 'shop');
+  });
+
+  after(async () => {
+    await fleet?.stop();
+  });
+
+  test('one service per mode compiles, applies without drift, and a label switch changes exactly its objects', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const ws = new Workspace(defineFleet, fleet.kubeconfig('reader'));
+    try {
+      // GIVEN web in gateway mode (paris), search in flat mode (rome), kafka as a StatefulSet (madrid),
+      // and cart federated across london, paris and rome
+      await applyService(fleet, 'paris', 'shop', 'web', { app: 'web', ...GATEWAY });
+      await applyService(fleet, 'rome', 'shop', 'search', { app: 'search', ...FLAT });
+      await applyStatefulService(fleet, 'madrid', 'shop', 'kafka', 2, { app: 'kafka', ...GATEWAY });
+      for (const cluster of ['london', 'paris', 'rome']) await applyService(fleet, cluster, 'shop', 'cart', { app: 'cart', ...MEMBER });
+      // WHEN synth runs
+      const first = await ws.synth();
+      assert.equal(first.exitCode, ExitCode.OK, ws.logs.join('\n'));
+      // THEN london gets exactly the objects of each mode
+      assert.deepEqual(ws.paths('london').filter((p) => p.startsWith('shop/')).sort(), [
+        'shop/endpoints-kafka-0-madrid.yaml',
+        'shop/endpoints-kafka-1-madrid.yaml',
+        'shop/endpoints-kafka-madrid.yaml',
+        'shop/endpoints-web-paris.yaml',
+        'shop/endpointslice-kafka-0-madrid-ipv4.yaml',
+        'shop/endpointslice-kafka-1-madrid-ipv4.yaml',
+        'shop/endpointslice-kafka-global-madrid.yaml',
+        'shop/endpointslice-kafka-madrid-ipv4.yaml',
+        'shop/endpointslice-web-paris-ipv4.yaml',
+        'shop/service-cart-federated.yaml',
+        'shop/service-kafka-0-madrid.yaml',
+        'shop/service-kafka-1-madrid.yaml',
+        'shop/service-kafka-global.yaml',
+        'shop/service-kafka-madrid.yaml',
+        'shop/service-search-rome.yaml',
+        'shop/service-web-paris.yaml',
+      ]);
+      const cart = parse(readFileSync(`${ws.outDir}/london/shop/service-cart-federated.yaml`, 'utf8'));
+      assert.equal(cart.metadata.annotations['multicluster.linkerd.io/remote-discovery'], 'cart@paris,cart@rome');
+      assert.equal(cart.metadata.annotations['multicluster.linkerd.io/local-discovery'], 'cart');
+      const search = parse(readFileSync(`${ws.outDir}/london/shop/service-search-rome.yaml`, 'utf8'));
+      assert.equal(search.metadata.labels['multicluster.linkerd.io/remote-discovery'], 'rome');
+      assert.equal(search.metadata.labels['multicluster.linkerd.io/remote-service'], 'search');
+      // AND the source apiserver accepts all of it, reads it back unchanged, and re-applies as a no-op
+      await applyWithoutDrift(fleet, ws, 'london');
+
+      // WHEN labels change on the targets only: web gateway→flat, search flat→gateway,
+      // cart leaves the federation in rome, kafka is unexported
+      await fleet.kubectl('paris', ['label', 'service', 'web', '-n', 'shop', '--overwrite', 'mirror.linkerd.io/exported=remote-discovery']);
+      await fleet.kubectl('rome', ['label', 'service', 'search', '-n', 'shop', '--overwrite', 'mirror.linkerd.io/exported=true']);
+      await fleet.kubectl('rome', ['label', 'service', 'cart', '-n', 'shop', 'mirror.linkerd.io/federated-']);
+      await fleet.kubectl('madrid', ['label', 'service', 'kafka', '-n', 'shop', 'mirror.linkerd.io/exported-']);
+      const plan = await ws.synth({ mode: 'plan', print: () => {} });
+      const second = await ws.synth();
+      // THEN plan and synth report exactly these changes, with the same fleet definition
+      assert.equal(second.exitCode, ExitCode.OK, ws.logs.join('\n'));
+      assert.deepEqual(plan.changes, second.changes);
+      const london = second.changes.find((c) => c.cluster === 'london')!;
+      assert.deepEqual([...london.added].sort(), ['shop/endpoints-search-rome.yaml', 'shop/endpointslice-search-rome-ipv4.yaml']);
+      assert.deepEqual([...london.changed].sort(), ['kustomization.yaml', 'shop/service-cart-federated.yaml', 'shop/service-search-rome.yaml', 'shop/service-web-paris.yaml']);
+      assert.deepEqual([...london.removed].sort(), [
+        'shop/endpoints-kafka-0-madrid.yaml',
+        'shop/endpoints-kafka-1-madrid.yaml',
+        'shop/endpoints-kafka-madrid.yaml',
+        'shop/endpoints-web-paris.yaml',
+        'shop/endpointslice-kafka-0-madrid-ipv4.yaml',
+        'shop/endpointslice-kafka-1-madrid-ipv4.yaml',
+        'shop/endpointslice-kafka-global-madrid.yaml',
+        'shop/endpointslice-kafka-madrid-ipv4.yaml',
+        'shop/endpointslice-web-paris-ipv4.yaml',
+        'shop/service-kafka-0-madrid.yaml',
+        'shop/service-kafka-1-madrid.yaml',
+        'shop/service-kafka-global.yaml',
+        'shop/service-kafka-madrid.yaml',
+      ]);
+      const web = parse(readFileSync(`${ws.outDir}/london/shop/service-web-paris.yaml`, 'utf8'));
+      assert.equal(web.metadata.labels['multicluster.linkerd.io/remote-discovery'], 'paris');
+      const cartAfter = parse(readFileSync(`${ws.outDir}/london/shop/service-cart-federated.yaml`, 'utf8'));
+      assert.equal(cartAfter.metadata.annotations['multicluster.linkerd.io/remote-discovery'], 'cart@paris');
+      // AND kafka's pinned IPs are released from the lock
+      assert.equal(JSON.parse(readFileSync(ws.lockFile, 'utf8')).pinnedServiceIPs, undefined);
+      // AND the switched output applies to the source without drift
+      await applyWithoutDrift(fleet, ws, 'london');
+    } finally {
+      ws.remove();
+    }
+  });
+});
