@@ -6,6 +6,11 @@
  * - east and west mirror each other's exported services.
  * - east and west each run shop/checkout labelled mirror.linkerd.io/federated=member, so each gets
  *   shop/checkout-federated, which unites its own checkout with the other's (federated mode).
+ * - east exports shop/inventory with mirror.linkerd.io/exported=remote-discovery: west gets
+ *   inventory-east in flat (pod-to-pod) mode.
+ * - us, eu and ap each run a 3-replica ZooKeeper StatefulSet (coord/zookeeper, headless, labelled
+ *   mirror.linkerd.io/exported=true and mirrorc.io/global=true) and link each other: every cluster
+ *   gets per-pod mirrors of the others' replicas and coord/zookeeper-global listing all nine.
  */
 import { Cluster, Link, type Fleet } from '../src/index.js';
 
@@ -26,4 +31,13 @@ export default function defineFleet(fleet: Fleet): void {
     excludedLabels: ['billing.example.com/*'],
     remoteDiscoveryCredentials: { provided: 'external' },
   });
+
+  // The StatefulSet scenario of the multi-cluster discovery proposal. Per-pod mirrors need ClusterIPs
+  // at compile time: each cluster reserves the static lower band of its Service CIDR 10.96.0.0/16.
+  const ring = ['us', 'eu', 'ap'].map((name) => new Cluster(fleet, name, { pinnedServiceIPRange: '10.96.0.0/24' }));
+  for (const source of ring) {
+    for (const target of ring) {
+      if (source !== target) new Link(fleet, `${source.name}-from-${target.name}`, { source, target });
+    }
+  }
 }
