@@ -21,10 +21,14 @@ export const TARGET_OBSERVATION_RULES: readonly ObservationRule[] = [
   { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ_VERBS },
 ];
 
-/** What observing a cluster as a link *source* needs: its namespaces and Services (for collisions). */
+/**
+ * What observing a cluster as a link *source* needs: its namespaces and Services (collisions, pinned
+ * IPs, its own federated members), and the EndpointSlices of its own StatefulSets that join `-global`.
+ */
 export const SOURCE_OBSERVATION_RULES: readonly ObservationRule[] = [
   { apiGroups: [''], resources: ['namespaces'], verbs: READ_VERBS },
   { apiGroups: [''], resources: ['services'], verbs: READ_VERBS },
+  { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ_VERBS },
 ];
 
 /** The union, for a cluster that is both a source and a target. */

@@ -34,7 +34,7 @@ describe('StatefulSet (headless) mirroring against real API servers', () => {
     await installGateway(fleet, 'paris', '203.0.113.10');
     await installGateway(fleet, 'rome', '198.51.100.30');
     await installGateway(fleet, 'madrid', '192.0.2.40');
-    for (const ns of ['data', 'clash']) await ensureNamespace(fleet, 'london', ns);
+    for (const ns of ['data', 'clash', 'own']) await ensureNamespace(fleet, 'london', ns);
   });
 
   after(async () => {
@@ -106,6 +106,28 @@ describe('StatefulSet (headless) mirroring against real API servers', () => {
       assert.match(result.error ?? '', new RegExp(`ClusterIP ${ip.replace(/\./g, '\\.')}, pinned for per-pod mirror clash/zk-0-paris .* held by Service clash/squatter, which mirrorc did not write`));
       // AND dist/ and the lock are exactly as before
       assert.deepEqual(ws.files(), before);
+    } finally {
+      ws.remove();
+    }
+  });
+
+  test("the source's own labelled StatefulSet joins <svc>-global through per-pod Services that the source accepts", async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const ws = new Workspace(fleetOf(['paris']), fleet.kubeconfig('reader'));
+    try {
+      // GIVEN etcd (2 pods) in paris, and london's own etcd (2 pods), both labelled mirrorc.io/global=true
+      const labels = { app: 'etcd', 'mirrorc.io/global': 'true' };
+      await applyStatefulService(fleet, 'paris', 'own', 'etcd', 2, { ...labels, ...EXPORTED }, 2379);
+      await applyStatefulService(fleet, 'london', 'own', 'etcd', 2, labels, 2379);
+      // WHEN synth runs
+      const result = await ws.synth();
+      assert.equal(result.exitCode, ExitCode.OK, ws.logs.join('\n'));
+      // THEN london's pods get per-pod Services selecting one pod each, and etcd-global lists london first, then paris
+      const live = await applyWithoutDrift(fleet, ws, 'london');
+      assert.deepEqual(live.get('london/own/service-etcd-0-london.yaml').spec.selector, { app: 'etcd', 'statefulset.kubernetes.io/pod-name': 'etcd-0' });
+      const slices = [...live.keys()].filter((k) => k.startsWith('london/own/endpointslice-etcd-global-')).sort();
+      assert.deepEqual(slices, ['london/own/endpointslice-etcd-global-london.yaml', 'london/own/endpointslice-etcd-global-paris.yaml']);
+      assert.deepEqual(live.get('london/own/endpointslice-etcd-global-london.yaml').endpoints.map((e: any) => e.hostname), ['etcd-0-london', 'etcd-1-london']);
     } finally {
       ws.remove();
     }
