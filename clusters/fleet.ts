@@ -4,8 +4,9 @@
  *
  * - London mirrors `bar` from Paris (the service-mirroring design article's scenario).
  * - east and west mirror each other's exported services.
+ * - synth also writes the Argo CD and Flux manifests that sync dist/ into delivery/.
  */
-import { Cluster, Link, type Fleet } from '../src/index.js';
+import { Cluster, GitOpsDelivery, Link, type Fleet } from '../src/index.js';
 
 export default function defineFleet(fleet: Fleet): void {
   const london = new Cluster(fleet, 'london');
@@ -20,5 +21,13 @@ export default function defineFleet(fleet: Fleet): void {
     target: east,
     // Team-internal bookkeeping labels stay in east.
     excludedLabels: ['billing.example.com/*'],
+  });
+
+  new GitOpsDelivery(fleet, 'delivery', {
+    repoUrl: 'https://github.com/example/fleet.git',
+    revision: 'main',
+    // argocd-cm was changed as delivery/argocd/argocd-cm-patch.yaml shows (README, "Delivery with Argo CD").
+    argoCd: { configMapChangeApplied: true },
+    flux: {},
   });
 }

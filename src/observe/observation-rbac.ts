@@ -13,12 +13,12 @@ export interface ObservationRule {
   readonly verbs: readonly string[];
 }
 
-const READ_VERBS = ['get', 'list', 'watch'] as const;
+// Observation only lists (never gets or watches), so the reader role grants `list` and nothing else.
+const READ_VERBS = ['list'] as const;
 
-/** What observing a cluster as a link *target* needs: its exported Services and their endpoints. */
+/** What observing a cluster as a link *target* needs: its exported Services (the gateway is one of them). */
 export const TARGET_OBSERVATION_RULES: readonly ObservationRule[] = [
   { apiGroups: [''], resources: ['services'], verbs: READ_VERBS },
-  { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ_VERBS },
 ];
 
 /** What observing a cluster as a link *source* needs: its namespaces and Services (for collisions). */
