@@ -158,7 +158,11 @@ describe('reader RBAC in dist/', () => {
       const role = parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`);
       assert.deepEqual(role.rules, observationRules(roles), cluster);
     }
-    assert.deepEqual(parse('dist/paris/clusterrole-mirrorc-observer.yaml').rules, [{ apiGroups: [''], resources: ['services'], verbs: ['list'] }]);
+    assert.deepEqual(parse('dist/paris/clusterrole-mirrorc-observer.yaml').rules, [{ apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] }]);
+    assert.deepEqual(parse('dist/east/clusterrole-mirrorc-observer.yaml').rules, [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
+    ]);
   });
 
   test('the AppProject allows every kind that dist/ holds, with the right scope', () => {
