@@ -11,8 +11,9 @@
  * - us, eu and ap each run a 3-replica ZooKeeper StatefulSet (coord/zookeeper, headless, labelled
  *   mirror.linkerd.io/exported=true and mirrorc.io/global=true) and link each other: every cluster
  *   gets per-pod mirrors of the others' replicas and coord/zookeeper-global listing all nine.
+ * - synth also writes the Argo CD and Flux manifests that sync dist/ into delivery/.
  */
-import { Cluster, Link, type Fleet } from '../src/index.js';
+import { Cluster, GitOpsDelivery, Link, type Fleet } from '../src/index.js';
 
 export default function defineFleet(fleet: Fleet): void {
   const london = new Cluster(fleet, 'london');
@@ -40,4 +41,12 @@ export default function defineFleet(fleet: Fleet): void {
       if (source !== target) new Link(fleet, `${source.name}-from-${target.name}`, { source, target });
     }
   }
+
+  new GitOpsDelivery(fleet, 'delivery', {
+    repoUrl: 'https://github.com/example/fleet.git',
+    revision: 'main',
+    // argocd-cm was changed as delivery/argocd/argocd-cm-patch.yaml shows (README, "Delivery with Argo CD").
+    argoCd: { configMapChangeApplied: true },
+    flux: {},
+  });
 }

@@ -15,3 +15,4 @@ export { TARGET_OBSERVATION_RULES, SOURCE_OBSERVATION_RULES, observationRules } 
 export { renderChartFiles } from './emit/render-files.js';
 export { runSynth, type SynthOptions, type SynthResult } from './cli/synth.js';
 export type { FleetDefinition } from './cli/load-fleet.js';
+export * from './delivery/index.js';

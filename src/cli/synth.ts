@@ -2,13 +2,13 @@
  * The synth job: model → observe → compile → emit. Used by the CLI and by tests in-process.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { App } from 'cdk8s';
 import { compileFleet } from '../compile/compile-fleet.js';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
-import { renderChartFiles, type FileTree } from '../emit/render-files.js';
+import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
 import { readTree, recoverInterruptedWrite, writeOutput } from '../emit/write-output.js';
 import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
@@ -17,6 +17,8 @@ import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
 import { ExitCode } from './exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from './load-fleet.js';
+import { deliveryWarnings } from '../delivery/delivery-files.js';
+import { addReaderRbacCharts, chartsByCluster, deliveryTree, emitDelivery } from './synth-delivery.js';
 
 /** Options of {@link runSynth}. */
 export interface SynthOptions {
@@ -28,6 +30,8 @@ export interface SynthOptions {
   readonly lockFile?: string;
   /** Output directory. @default 'dist' */
   readonly outDir?: string;
+  /** Directory of the GitOps delivery manifests (only written when the fleet has a GitOpsDelivery). @default `delivery` beside outDir */
+  readonly deliveryDir?: string;
   /** Compile from the lock alone, contacting no cluster. @default false */
   readonly offline?: boolean;
   /** Fail (and write nothing) when any cluster cannot be observed. @default false */
@@ -106,18 +110,22 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   let tree: FileTree;
   const compileWarnings: string[] = [];
   try {
-    const result = compileFleet(new App({ outdir: outDir }), spec, snapshot);
+    const app = new App({ outdir: outDir });
+    const result = compileFleet(app, spec, snapshot);
     compileWarnings.push(...result.warnings);
     snapshot = withPinnedServiceIPs(snapshot, result.pinnedServiceIPs);
     tree = new Map();
-    for (const chart of result.charts) {
-      for (const [rel, content] of renderChartFiles(chart)) tree.set(`${chart.cluster}/${rel}`, content);
+    // Every observed cluster's folder also holds the reader identity that observation needs there.
+    for (const [cluster, charts] of chartsByCluster([...result.charts, ...addReaderRbacCharts(app, spec)])) {
+      for (const [rel, content] of renderClusterFiles(charts)) tree.set(`${cluster}/${rel}`, content);
     }
   } catch (e) {
     if (e instanceof CompileError) return fail(ExitCode.COMPILE_ERROR, e.message, { stale, warnings });
     throw e;
   }
-  warnings.push(...compileWarnings);
+  warnings.push(...compileWarnings, ...deliveryWarnings(spec));
+  const delivery = deliveryTree(spec);
+  const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   for (const w of warnings) log(`warning: ${w}`);
 
   const lockText = renderLockFile(snapshot);
@@ -129,6 +137,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     writeOutput(outDir, tree, lockFile, lockText);
     const changes = diffTrees(before, tree);
     logChanges(log, changes, outDir, before, tree);
+    if (delivery) emitDelivery('write', deliveryDir, delivery, log);
     return { exitCode: ExitCode.OK, changes, warnings, stale };
   }
 
@@ -139,7 +148,8 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   const lockChanged = readTextOrUndefined(lockFile) !== lockText;
   logChanges(print, changes, outDir, before, tree);
   if (lockChanged) print(`${lockFile}: would change`);
-  if (mode === 'check' && (changes.length > 0 || lockChanged)) {
+  const deliveryChanged = delivery ? emitDelivery(mode, deliveryDir, delivery, print) : false;
+  if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
     return fail(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`, { changes, stale, warnings });
   }
   return { exitCode: ExitCode.OK, changes, warnings, stale };

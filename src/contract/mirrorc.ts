@@ -20,3 +20,7 @@ export const GLOBAL_SERVICE_LABEL = 'mirrorc.io/global-service';
 export const GLOBAL_CLUSTER_LABEL = 'mirrorc.io/global-cluster';
 /** Suffix of the aggregated StatefulSet Service `<svc>-global`; no cluster may carry this name. */
 export const GLOBAL_SERVICE_SUFFIX = 'global';
+/** Name of the ServiceAccount, ClusterRole and ClusterRoleBinding of the synth identity in every observed cluster. */
+export const OBSERVER_NAME = 'mirrorc-observer';
+/** Namespace of the synth identity's ServiceAccount (written as a Namespace object too). */
+export const OBSERVER_NAMESPACE = 'mirrorc-system';

@@ -70,3 +70,32 @@ export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lo
   }
   rmSync(previous, { recursive: true, force: true });
 }
+
+/**
+ * Replaces `dir` by exactly `tree` (no lock file): written beside it, swapped in by rename, so an
+ * interrupted run leaves the previous folder. Used for `delivery/`.
+ */
+export function replaceDirectory(dir: string, tree: FileTree): void {
+  recoverInterruptedWrite(dir);
+  const parent = dirname(dir);
+  mkdirSync(parent, { recursive: true });
+  const staging = join(parent, `.${basename(dir)}.staging-${process.pid}`);
+  const previous = join(parent, `.${basename(dir)}.previous-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  for (const [rel, content] of tree) {
+    const abs = join(staging, rel);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, content);
+  }
+  const hadOutput = existsSync(dir);
+  if (hadOutput) renameSync(dir, previous);
+  try {
+    renameSync(staging, dir);
+  } catch (e) {
+    if (hadOutput) renameSync(previous, dir);
+    rmSync(staging, { recursive: true, force: true });
+    throw e;
+  }
+  rmSync(previous, { recursive: true, force: true });
+}

@@ -2,6 +2,7 @@
  * The fleet model as plain, sorted data: what the constructs resolve to once defaults are applied.
  * Observation and compile read only this, never the constructs, so both stay easy to test.
  */
+import type { DeliverySpec } from './gitops-delivery.js';
 import type { LabelSelector } from './label-selector.js';
 
 /** How observation reaches a cluster's API. Only references: never a token or key. */
@@ -99,4 +100,6 @@ export interface FleetSpec {
   readonly clusters: readonly ClusterSpec[];
   readonly links: readonly LinkSpec[];
   readonly explicitExports: readonly ExplicitExportSpec[];
+  /** GitOps delivery manifests to write beside `dist/`; absent when the fleet has no `GitOpsDelivery`. */
+  readonly delivery?: DeliverySpec;
 }

@@ -3,6 +3,7 @@ import { compareBy, compareStrings } from '../util/order.js';
 import { Cluster } from './cluster.js';
 import { ExplicitExport } from './explicit-export.js';
 import type { FleetSpec } from './fleet-spec.js';
+import { deliveryProblems, GitOpsDelivery } from './gitops-delivery.js';
 import { Link } from './link.js';
 import { fleetProblems } from './validate-fleet.js';
 
@@ -61,7 +62,8 @@ export class Fleet extends Construct {
     const clusters = this.clusters;
     const links = this.links;
     const exports = this.explicitExports;
-    const problems = fleetProblems(clusters, links, exports);
+    const deliveries = this.node.findAll().filter((c): c is GitOpsDelivery => GitOpsDelivery.isGitOpsDelivery(c));
+    const problems = [...fleetProblems(clusters, links, exports), ...deliveryProblems(deliveries)];
     if (problems.length > 0) throw new FleetDefinitionError(problems);
     return {
       clusters: clusters.map((c) => c.toSpec()).sort(compareBy((c) => c.name)),
@@ -69,6 +71,7 @@ export class Fleet extends Construct {
       explicitExports: exports
         .map((e) => e.toSpec())
         .sort(compareBy((e) => e.cluster, (e) => e.namespace, (e) => e.name)),
+      ...(deliveries[0] ? { delivery: deliveries[0].toSpec() } : {}),
     };
   }
 

@@ -1,6 +1,7 @@
 /**
  * Exactly what observation asks of each cluster's API, as RBAC rules. Observation never uses a
- * verb or resource outside this list, so an identity bound to these rules is sufficient.
+ * verb or resource outside this list, so an identity bound to these rules is sufficient; and it
+ * uses every one of them (test/integration/reader-rbac.test.ts drops each verb in turn).
  */
 
 /** One RBAC policy rule, in the shape of `rbac.authorization.k8s.io/v1` PolicyRule. */
@@ -13,12 +14,14 @@ export interface ObservationRule {
   readonly verbs: readonly string[];
 }
 
-const READ_VERBS = ['get', 'list', 'watch'] as const;
-
-/** What observing a cluster as a link *target* needs: its exported Services and their endpoints. */
+/**
+ * What observing a cluster as a link *target* needs: list its exported Services, get the gateway
+ * Service and explicitly exported Services by name, and list the EndpointSlices of exported headless
+ * Services (their pods' hostnames, for per-pod mirrors).
+ */
 export const TARGET_OBSERVATION_RULES: readonly ObservationRule[] = [
-  { apiGroups: [''], resources: ['services'], verbs: READ_VERBS },
-  { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ_VERBS },
+  { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
+  { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
 ];
 
 /**
@@ -26,9 +29,10 @@ export const TARGET_OBSERVATION_RULES: readonly ObservationRule[] = [
  * IPs, its own federated members), and the EndpointSlices of its own StatefulSets that join `-global`.
  */
 export const SOURCE_OBSERVATION_RULES: readonly ObservationRule[] = [
-  { apiGroups: [''], resources: ['namespaces'], verbs: READ_VERBS },
-  { apiGroups: [''], resources: ['services'], verbs: READ_VERBS },
-  { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ_VERBS },
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
+  { apiGroups: [''], resources: ['services'], verbs: ['list'] },
+  // The EndpointSlices of the source's own StatefulSets that join `-global` (their pod hostnames).
+  { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
 ];
 
 /** The union, for a cluster that is both a source and a target. */
@@ -38,7 +42,9 @@ export function observationRules(roles: { readonly source: boolean; readonly tar
   for (const rule of rules) {
     for (const group of rule.apiGroups) {
       for (const resource of rule.resources) {
-        byKey.set(`${group}/${resource}`, { apiGroups: [group], resources: [resource], verbs: [...rule.verbs] });
+        // A resource used in both roles gets the union of both roles' verbs, sorted.
+        const verbs = new Set([...(byKey.get(`${group}/${resource}`)?.verbs ?? []), ...rule.verbs]);
+        byKey.set(`${group}/${resource}`, { apiGroups: [group], resources: [resource], verbs: [...verbs].sort() });
       }
     }
   }

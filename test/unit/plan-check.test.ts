@@ -11,6 +11,7 @@ import { readTree } from '../../src/emit/write-output.js';
 function scratch(): { dir: string; run: (o: Partial<SynthOptions>) => ReturnType<typeof runSynth>; printed: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'mirrorc-plan-'));
   cpSync('dist', join(dir, 'dist'), { recursive: true });
+  cpSync('delivery', join(dir, 'delivery'), { recursive: true });
   cpSync('clusters/fleet.lock.json', join(dir, 'fleet.lock.json'));
   const printed: string[] = [];
   const run = (o: Partial<SynthOptions>) =>

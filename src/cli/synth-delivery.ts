@@ -1,0 +1,44 @@
+/**
+ * Synth's part for `delivery/` and the reader identity: kept apart from synth.ts so that the run
+ * itself only calls these few functions.
+ */
+import type { App, Chart } from 'cdk8s';
+import { diffTrees } from '../emit/diff-trees.js';
+import { readTree, replaceDirectory } from '../emit/write-output.js';
+import type { FileTree } from '../emit/render-files.js';
+import type { FleetSpec } from '../model/fleet-spec.js';
+import { renderDeliveryFiles } from '../delivery/delivery-files.js';
+import { observedClusters } from '../delivery/observed-clusters.js';
+import { ReaderRbacChart } from '../delivery/reader-rbac-chart.js';
+import { readStockArgoCdConfigMapData } from '../delivery/stock-argocd-cm.js';
+
+/** One {@link ReaderRbacChart} per observed cluster, added to `app`. */
+export function addReaderRbacCharts(app: App, fleet: FleetSpec): ReaderRbacChart[] {
+  return observedClusters(fleet).map((cluster) => new ReaderRbacChart(app, cluster));
+}
+
+/** Charts grouped by the cluster folder they belong to, folders sorted. */
+export function chartsByCluster(charts: readonly (Chart & { readonly cluster: string })[]): Map<string, Chart[]> {
+  const byCluster = new Map<string, Chart[]>();
+  for (const chart of charts) byCluster.set(chart.cluster, [...(byCluster.get(chart.cluster) ?? []), chart]);
+  return new Map([...byCluster.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The `delivery/` tree the fleet asks for; undefined when it has no GitOpsDelivery (then `delivery/` is left alone). */
+export function deliveryTree(fleet: FleetSpec): FileTree | undefined {
+  return fleet.delivery ? renderDeliveryFiles(fleet, readStockArgoCdConfigMapData()) : undefined;
+}
+
+/** Writes `delivery/` (write mode) or reports whether it differs (plan/check); returns whether anything differs. */
+export function emitDelivery(mode: 'write' | 'plan' | 'check', dir: string, tree: FileTree, log: (line: string) => void): boolean {
+  const changes = diffTrees(new Map([...readTree(dir)].map(([p, c]) => [`delivery/${p}`, c])), new Map([...tree].map(([p, c]) => [`delivery/${p}`, c])));
+  const change = changes[0];
+  if (mode === 'write') replaceDirectory(dir, tree);
+  if (!change) return false;
+  const verb = mode === 'write' ? '' : 'would be ';
+  log(`${dir}/: ${change.added.length} ${verb}added, ${change.changed.length} ${verb}changed, ${change.removed.length} ${verb}removed`);
+  for (const f of change.added) log(`  + ${f}`);
+  for (const f of change.changed) log(`  ~ ${f}`);
+  for (const f of change.removed) log(`  - ${f}`);
+  return true;
+}

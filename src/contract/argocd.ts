@@ -1,0 +1,15 @@
+/**
+ * Argo CD names and `argocd-cm` keys that delivery writes or edits, each defined once
+ * (Argo CD docs: operator-manual/declarative-setup.md, "Resource Exclusion/Inclusion").
+ */
+
+/** `argocd-cm` key: rules of group/kind/cluster that Argo CD neither watches nor syncs. */
+export const RESOURCE_EXCLUSIONS_KEY = 'resource.exclusions';
+/** `argocd-cm` key: a label selector per group/kind/cluster pushed into Argo CD's list/watch calls (argoproj/argo-cd#29423). */
+export const RESOURCE_SELECTORS_KEY = 'resource.selectors';
+/** Name of Argo CD's main ConfigMap. */
+export const ARGOCD_CM_NAME = 'argocd-cm';
+/** Namespace of a stock Argo CD install. */
+export const DEFAULT_ARGOCD_NAMESPACE = 'argocd';
+/** API version of Application, ApplicationSet and AppProject. */
+export const ARGOCD_API_VERSION = 'argoproj.io/v1alpha1';

@@ -1,0 +1,21 @@
+/** Which clusters observation reads, and in which role: the clusters that need the reader identity. */
+import type { FleetSpec } from '../model/fleet-spec.js';
+import { compareStrings } from '../util/order.js';
+
+/** A cluster that observation reads, with the roles it is read in. */
+export interface ObservedCluster {
+  readonly name: string;
+  /** Some link mirrors into it (its namespaces and Services are listed). */
+  readonly source: boolean;
+  /** Some link mirrors from it (its exported Services are listed). */
+  readonly target: boolean;
+}
+
+/** Every cluster at either end of a link, sorted by name. */
+export function observedClusters(fleet: FleetSpec): ObservedCluster[] {
+  const sources = new Set(fleet.links.map((l) => l.source));
+  const targets = new Set(fleet.links.map((l) => l.target));
+  return [...new Set([...sources, ...targets])]
+    .sort(compareStrings)
+    .map((name) => ({ name, source: sources.has(name), target: targets.has(name) }));
+}

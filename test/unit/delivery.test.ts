@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import YAML from 'yaml';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { buildFleet } from '../../src/cli/load-fleet.js';
+import { runSynth } from '../../src/cli/synth.js';
+import { CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS } from '../../src/delivery/argocd-app-project.js';
+import { argoCdConfigMapChange, argoCdConfigMapData, ArgoCdConfigMapError, withoutEndpointExclusion } from '../../src/delivery/argocd-cm-change.js';
+import { STOCK_ARGOCD_CM_FILE } from '../../src/delivery/stock-argocd-cm.js';
+import { readTree } from '../../src/emit/write-output.js';
+import { Cluster, FleetDefinitionError, GitOpsDelivery, Link, type Fleet } from '../../src/model/index.js';
+import { observationRules } from '../../src/observe/observation-rbac.js';
+
+/** The stock argocd-cm of Argo CD 3.6.0-dev, as shared with the team (read-only reference copy). */
+const SHARED_STOCK = '../shared/argocd/argocd-cm.stock.yaml';
+const stockText = (): string => readFileSync(existsSync(SHARED_STOCK) ? SHARED_STOCK : STOCK_ARGOCD_CM_FILE, 'utf8');
+
+interface Rule { apiGroups?: string[]; kinds?: string[]; selector?: string }
+const rules = (text: string): Rule[] => YAML.parse(text) as Rule[];
+const hidesEndpoints = (r: Rule): boolean => (r.kinds ?? []).some((k) => k === 'Endpoints' || k === 'EndpointSlice');
+
+describe('argocd-cm change', () => {
+  test('the bundled stock argocd-cm is byte-identical to the shared reference copy', (t) => {
+    if (!existsSync(SHARED_STOCK)) return t.skip(`${SHARED_STOCK} is not present in this checkout`);
+    assert.equal(readFileSync(STOCK_ARGOCD_CM_FILE, 'utf8'), readFileSync(SHARED_STOCK, 'utf8'));
+  });
+
+  test('removes exactly the Endpoints/EndpointSlice rule and its comment, keeping every other rule and comment byte for byte', () => {
+    // GIVEN the stock resource.exclusions
+    const stock = argoCdConfigMapData(stockText())['resource.exclusions']!;
+    assert.ok(rules(stock).some(hidesEndpoints), 'the stock file hides endpoints');
+    // WHEN the change is computed
+    const changed = argoCdConfigMapChange(argoCdConfigMapData(stockText()), 'all-endpoints');
+    const exclusions = changed['resource.exclusions']!;
+    // THEN no rule hides Endpoints or EndpointSlice, and every other rule is still there, in order
+    assert.ok(!rules(exclusions).some(hidesEndpoints));
+    assert.deepEqual(rules(exclusions), rules(stock).filter((r) => !hidesEndpoints(r)));
+    assert.equal(rules(exclusions).length, rules(stock).length - 1);
+    // AND the text is the stock text minus the rule's comment and its six lines
+    const stockLines = stock.split('\n');
+    const at = stockLines.findIndex((l) => l.startsWith('### Network resources'));
+    assert.equal(exclusions, [...stockLines.slice(0, at), ...stockLines.slice(at + 7)].join('\n'));
+    // AND only that key is set: a merge patch leaves the other argocd-cm keys alone
+    assert.deepEqual(Object.keys(changed), ['resource.exclusions']);
+  });
+
+  test('the managed-endpoints-only variant also adds a resource.selectors rule for our label', () => {
+    const changed = argoCdConfigMapChange(argoCdConfigMapData(stockText()), 'managed-endpoints-only');
+    assert.ok(!rules(changed['resource.exclusions']!).some(hidesEndpoints));
+    assert.deepEqual(rules(changed['resource.selectors']!), [
+      { apiGroups: ['', 'discovery.k8s.io'], kinds: ['Endpoints', 'EndpointSlice'], selector: 'mirrorc.io/managed=true' },
+    ]);
+  });
+
+  test('is idempotent, and refuses rules it cannot cut out without losing other exclusions', () => {
+    const once = argoCdConfigMapChange(argoCdConfigMapData(stockText()), 'all-endpoints')['resource.exclusions']!;
+    assert.equal(withoutEndpointExclusion(once), once);
+    const mixed = "- apiGroups:\n  - ''\n  kinds:\n  - Endpoints\n  - Pod\n";
+    assert.throws(() => withoutEndpointExclusion(mixed), (e: unknown) => e instanceof ArgoCdConfigMapError && /rule 1 .*edit it by hand/.test(e.message));
+  });
+
+  test('the committed delivery/argocd patches carry exactly the computed change', () => {
+    const data = argoCdConfigMapData(stockText());
+    for (const [file, variant] of [['argocd-cm-patch.yaml', 'all-endpoints'], ['argocd-cm-patch-managed-endpoints-only.yaml', 'managed-endpoints-only']] as const) {
+      const patch = YAML.parse(readFileSync(`delivery/argocd/${file}`, 'utf8'));
+      assert.deepEqual(patch.metadata, { name: 'argocd-cm', namespace: 'argocd' }, file);
+      assert.deepEqual(patch.data, argoCdConfigMapChange(data, variant), file);
+    }
+  });
+});
+
+describe('delivery output of synth', () => {
+  const withDelivery = (argoCd: { configMapChangeApplied?: boolean } | undefined) => (fleet: Fleet): void => {
+    const a = new Cluster(fleet, 'alpha');
+    const b = new Cluster(fleet, 'beta');
+    new Link(fleet, 'alpha-from-beta', { source: a, target: b });
+    new GitOpsDelivery(fleet, 'delivery', { repoUrl: 'https://git.example.com/fleet.git', ...(argoCd ? { argoCd } : {}), flux: {} });
+  };
+
+  test('Argo CD delivery without the argocd-cm confirmation warns; with it, or Flux only, it does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mirrorc-delivery-'));
+    try {
+      const run = (define: (f: Fleet) => void) =>
+        runSynth({ define, lockFile: join(dir, 'lock.json'), outDir: join(dir, 'dist'), offline: true, log: () => {} });
+      // WHEN Argo CD delivery is asked for without confirming the argocd-cm change
+      const unconfirmed = await run(withDelivery({}));
+      // THEN synth writes and warns, naming the construct, the patch file and the setting
+      assert.equal(unconfirmed.exitCode, ExitCode.OK);
+      const warning = unconfirmed.warnings.find((w) => w.includes('argocd-cm'));
+      assert.ok(warning, unconfirmed.warnings.join('\n'));
+      assert.match(warning, /delivery fleet\/delivery: .*Endpoints and EndpointSlices.*delivery\/argocd\/argocd-cm-patch\.yaml.*configMapChangeApplied: true/);
+      // AND delivery/ sits beside dist/, never inside it
+      assert.deepEqual([...readTree(join(dir, 'delivery')).keys()], [
+        'argocd/applicationset-mirrorc.yaml', 'argocd/appproject-mirrorc.yaml',
+        'argocd/argocd-cm-patch-managed-endpoints-only.yaml', 'argocd/argocd-cm-patch.yaml',
+        'flux/alpha/kustomization-mirrorc.yaml', 'flux/beta/kustomization-mirrorc.yaml',
+      ]);
+      assert.deepEqual([...new Set([...readTree(join(dir, 'dist')).keys()].map((p) => p.split('/')[0]))], ['alpha', 'beta']);
+      // WHEN it is confirmed, or only Flux is used
+      for (const define of [withDelivery({ configMapChangeApplied: true }), withDelivery(undefined)]) {
+        const result = await run(define);
+        // THEN there is no such warning, and a Flux-only delivery has no argocd/ folder
+        assert.ok(!result.warnings.some((w) => w.includes('argocd-cm')), result.warnings.join('\n'));
+      }
+      assert.ok(![...readTree(join(dir, 'delivery')).keys()].some((p) => p.startsWith('argocd/')));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the committed delivery/ is exactly what the example fleet compiles to, and check notices a hand edit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mirrorc-delivery-'));
+    try {
+      cpSync('dist', join(dir, 'dist'), { recursive: true });
+      cpSync('delivery', join(dir, 'delivery'), { recursive: true });
+      cpSync('clusters/fleet.lock.json', join(dir, 'lock.json'));
+      const run = (mode: 'write' | 'check') =>
+        runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(dir, 'lock.json'), outDir: join(dir, 'dist'), offline: true, mode, log: () => {}, print: () => {} });
+      assert.equal((await run('check')).exitCode, ExitCode.OK);
+      rmSync(join(dir, 'delivery/flux/paris'), { recursive: true });
+      assert.equal((await run('check')).exitCode, ExitCode.CHECK_FAILED);
+      assert.equal((await run('write')).exitCode, ExitCode.OK);
+      assert.deepEqual(readTree(join(dir, 'delivery')), readTree('delivery'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an invalid delivery is reported with the construct and what to do, before anything runs', () => {
+    const { fleet } = buildFleet((f) => {
+      const a = new Cluster(f, 'alpha');
+      new Link(f, 'l', { source: a, target: new Cluster(f, 'beta') });
+      new GitOpsDelivery(f, 'delivery', { repoUrl: ' ', flux: { interval: 'often' } });
+      new GitOpsDelivery(f, 'again', { repoUrl: 'https://x/y.git' });
+    });
+    assert.throws(() => fleet.toSpec(), (e: unknown) => {
+      assert.ok(e instanceof FleetDefinitionError);
+      const text = e.problems.join('\n');
+      assert.match(text, /delivery fleet\/again: the fleet already has a GitOpsDelivery \(fleet\/delivery\); keep one/);
+      assert.match(text, /delivery fleet\/delivery: repoUrl " " is not a repository URL/);
+      assert.match(text, /delivery fleet\/delivery: flux.interval "often" is not a duration/);
+      assert.match(text, /delivery fleet\/again: neither argoCd nor flux is set/);
+      return true;
+    });
+  });
+});
+
+describe('reader RBAC in dist/', () => {
+  const parse = (path: string): { kind: string; apiVersion: string; rules?: unknown } => YAML.parse(readFileSync(path, 'utf8'));
+
+  test('each observed cluster gets a ClusterRole with exactly the observation rules of its roles', () => {
+    // london is only a source, paris only a target, east and west both (example fleet)
+    const expected = { london: { source: true, target: false }, paris: { source: false, target: true }, east: { source: true, target: true }, west: { source: true, target: true } };
+    for (const [cluster, roles] of Object.entries(expected)) {
+      const role = parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`);
+      assert.deepEqual(role.rules, observationRules(roles), cluster);
+    }
+    assert.deepEqual(parse('dist/paris/clusterrole-mirrorc-observer.yaml').rules, [
+      { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+    ]);
+    assert.deepEqual(parse('dist/east/clusterrole-mirrorc-observer.yaml').rules, [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+    ]);
+  });
+
+  test('the AppProject allows every kind that dist/ holds, with the right scope', () => {
+    for (const [path, text] of readTree('dist')) {
+      if (path.endsWith('kustomization.yaml')) continue;
+      const object = YAML.parse(text);
+      const group = object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '';
+      const allowed = object.metadata.namespace ? NAMESPACED_KINDS : CLUSTER_SCOPED_KINDS;
+      assert.ok(allowed.some((k) => k.group === group && k.kind === object.kind), `${path}: ${group}/${object.kind}`);
+    }
+  });
+});
