@@ -3,6 +3,7 @@
  * sorted, JSON-serialisable data with no volatile field (no resourceVersion, uid or timestamp).
  * It is persisted as the lock file, so offline compiles reproduce a live run byte for byte.
  */
+import type { StaleSince } from './stale-since.js';
 
 /** Version of the snapshot format; bumped on incompatible changes. */
 export const SNAPSHOT_FORMAT = 1;
@@ -74,6 +75,8 @@ export interface FleetSnapshot {
   readonly format: typeof SNAPSHOT_FORMAT;
   readonly targets: Readonly<Record<string, TargetSnapshot>>;
   readonly sources: Readonly<Record<string, SourceSnapshot>>;
+  /** When clusters that could not be observed were first found so; absent while every cluster answers. Compile ignores it. */
+  readonly staleSince?: StaleSince;
 }
 
 /** An empty snapshot: nothing known yet. */
