@@ -16,7 +16,7 @@ import type { FleetSpec } from '../model/fleet-spec.js';
 import { LockFileError, readLockFile, renderLockFile } from '../observe/lock-file.js';
 import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
-import { nextStaleSince, type FleetRoles, type ObservationOutcome } from '../observe/stale-since.js';
+import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
 import { ExitCode } from './exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from './load-fleet.js';
 import { observationProgressPrinter } from './progress.js';
@@ -190,21 +190,6 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
   }
   return finish(ExitCode.OK);
-}
-
-/** Every cluster observed this run in each role, and whether it answered. */
-function observationOutcomes(spec: FleetSpec, stale: readonly StaleCluster[]): ObservationOutcome[] {
-  const roles = fleetRoles(spec);
-  const failed = (cluster: string, role: 'target' | 'source'): boolean => stale.some((s) => s.cluster === cluster && s.role === role);
-  return [
-    ...[...roles.targets].map((cluster) => ({ cluster, role: 'target' as const, observed: !failed(cluster, 'target') })),
-    ...[...roles.sources].map((cluster) => ({ cluster, role: 'source' as const, observed: !failed(cluster, 'source') })),
-  ];
-}
-
-/** The fleet's target and source clusters. */
-function fleetRoles(spec: FleetSpec): FleetRoles {
-  return { targets: new Set(spec.links.map((l) => l.target)), sources: new Set(spec.links.map((l) => l.source)) };
 }
 
 function readTextOrUndefined(path: string): string | undefined {

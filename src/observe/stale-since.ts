@@ -3,7 +3,9 @@
  * every run (it is committed), so the time is recorded only on the transition to stale, kept
  * unchanged while the cluster stays stale, and dropped once the cluster is observed again.
  */
+import type { FleetSpec } from '../model/fleet-spec.js';
 import { sortedRecord } from '../util/order.js';
+import type { StaleCluster } from './observe-fleet.js';
 
 /** First failed observation per cluster and role, as UTC timestamps (`2025-01-31T12:00:00Z`). */
 export interface StaleSince {
@@ -66,4 +68,25 @@ export function staleSinceProblem(value: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The fleet's target and source clusters. */
+export function fleetRoles(fleet: FleetSpec): FleetRoles {
+  return { targets: new Set(fleet.links.map((l) => l.target)), sources: new Set(fleet.links.map((l) => l.source)) };
+}
+
+/**
+ * The outcomes of a run that observed every cluster of `fleet`, `stale` being those that failed.
+ * A cluster this machine has no access configured for (kubeconfig or context missing) gives no
+ * outcome: that says nothing about the cluster, only about where synth runs, so its stale time is
+ * neither started nor cleared (and a fresh clone without cluster access leaves the lock as it is).
+ */
+export function observationOutcomes(fleet: FleetSpec, stale: readonly StaleCluster[]): ObservationOutcome[] {
+  const roles = fleetRoles(fleet);
+  const outcome = (cluster: string, role: 'target' | 'source'): ObservationOutcome[] => {
+    const failure = stale.find((s) => s.cluster === cluster && s.role === role);
+    if (failure?.error.failure === 'kubeconfig') return [];
+    return [{ cluster, role, observed: failure === undefined }];
+  };
+  return [...[...roles.targets].flatMap((c) => outcome(c, 'target')), ...[...roles.sources].flatMap((c) => outcome(c, 'source'))];
 }
