@@ -14,5 +14,6 @@ export type * from './observe/snapshot.js';
 export { TARGET_OBSERVATION_RULES, SOURCE_OBSERVATION_RULES, observationRules } from './observe/observation-rbac.js';
 export { renderChartFiles } from './emit/render-files.js';
 export { runSynth, type SynthOptions, type SynthResult } from './cli/synth.js';
+export type { RunReport, TargetReport, SourceReport } from './cli/report.js';
 export type { FleetDefinition } from './cli/load-fleet.js';
 export * from './delivery/index.js';

@@ -9,14 +9,21 @@ import { compileFleet } from '../compile/compile-fleet.js';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
+import { writeFileAtomically } from '../emit/write-file-atomically.js';
 import { readTree, recoverInterruptedWrite, writeOutput } from '../emit/write-output.js';
 import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { LockFileError, readLockFile, renderLockFile } from '../observe/lock-file.js';
 import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
+import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
 import { ExitCode } from './exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from './load-fleet.js';
+import { observationProgressPrinter } from './progress.js';
+import { buildRunReport, writeReportFile, type RunFacts, type RunReport } from './report.js';
+import { runLog, type Verbosity } from './run-log.js';
+import { mergeShardTree, shardProblem } from './shard.js';
+import { summaryLines } from './summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree, emitDelivery } from './synth-delivery.js';
 
@@ -42,8 +49,19 @@ export interface SynthOptions {
   readonly requestTimeoutMs?: number;
   /** Items per page when listing (small values exercise pagination). @default 500 */
   readonly pageSize?: number;
-  /** `write` replaces dist/ and the lock; `plan` only reports what would change; `check` fails when anything would. @default 'write' */
-  readonly mode?: 'write' | 'plan' | 'check';
+  /**
+   * `write` replaces dist/ and the lock; `plan` only reports what would change; `check` fails when
+   * anything would; `observe` observes and compiles but writes only the lock (the first step of a sharded run). @default 'write'
+   */
+  readonly mode?: 'write' | 'plan' | 'check' | 'observe';
+  /** Compile only these source clusters and leave every other folder of `outDir` as it is (sharding); needs `offline`. @default every source */
+  readonly sources?: readonly string[];
+  /** Write the JSON run report to this file, whatever the outcome. @default no report */
+  readonly reportFile?: string;
+  /** How much goes to `log`: errors and warnings only, plus progress and summary, or plus fields and timings. @default 'normal' */
+  readonly verbosity?: Verbosity;
+  /** The clock, read only to record when a cluster became stale and for verbose timings. @default the system clock */
+  readonly now?: () => Date;
   /** Where progress and warnings go. @default stderr */
   readonly log?: (line: string) => void;
   /** Where a plan or check report goes. @default stdout */
@@ -58,18 +76,31 @@ export interface SynthResult {
   readonly stale: readonly StaleCluster[];
   /** The error message when the run failed. */
   readonly error?: string;
+  /** The machine-readable report (also written to `reportFile` when given). */
+  readonly report: RunReport;
 }
 
 /** Runs synth; never throws for user mistakes, returning an exit code and a message instead. */
 export async function runSynth(options: SynthOptions): Promise<SynthResult> {
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const fail = (exitCode: number, error: string, rest: Partial<SynthResult> = {}): SynthResult => {
-    log(`error: ${error}`);
-    return { exitCode, changes: [], warnings: [], stale: [], ...rest, error };
+  const log = runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal');
+  const now = options.now ?? (() => new Date());
+  const mode = options.mode ?? 'write';
+  const shard = options.sources && options.sources.length > 0 ? options.sources : undefined;
+  // Everything the report needs, filled in as the run gets further.
+  let facts: Omit<RunFacts, 'exitCode' | 'error'> = {
+    command: mode === 'write' ? 'synth' : mode, offline: options.offline ?? false, ...(shard ? { shard } : {}),
+    stale: [], changes: [], lockChanged: false, warnings: [],
+  };
+  const finish = (exitCode: number, error?: string): SynthResult => {
+    if (error !== undefined) log.always(`error: ${error}`);
+    const report = buildRunReport({ ...facts, exitCode, ...(error !== undefined ? { error } : {}) });
+    if (exitCode !== ExitCode.INVALID_INPUT || facts.spec) for (const line of summaryLines(report)) log.info(line);
+    if (options.reportFile) writeReportFile(options.reportFile, report);
+    return { exitCode, changes: facts.changes, warnings: facts.warnings, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
   const outDir = options.outDir ?? 'dist';
   const lockFile = options.lockFile ?? (options.fleetFile ? options.fleetFile.replace(/\.[cm]?[tj]s$/, '') + '.lock.json' : undefined);
-  if (!lockFile) return fail(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
+  if (!lockFile) return finish(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
 
   // Model: load and validate before any network call.
   let spec: FleetSpec;
@@ -79,86 +110,112 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     spec = buildFleet(define).fleet.toSpec();
     previous = readLockFile(lockFile);
   } catch (e) {
-    if (e instanceof FleetDefinitionError || e instanceof FleetLoadError || e instanceof LockFileError) return fail(ExitCode.INVALID_INPUT, e.message);
+    if (e instanceof FleetDefinitionError || e instanceof FleetLoadError || e instanceof LockFileError) return finish(ExitCode.INVALID_INPUT, e.message);
     throw e;
   }
+  if (shard) {
+    const problem = shardProblem(spec, shard);
+    if (problem) return finish(ExitCode.INVALID_INPUT, problem);
+    // Shards compile from one shared observation; observing here would update targets that other
+    // shards' sources also mirror, without recompiling them.
+    if (!options.offline || mode === 'observe') {
+      return finish(ExitCode.INVALID_INPUT, '--source compiles from the lock alone: add --offline, after one "observe" run has updated the lock for every shard (see README "Sharding")');
+    }
+  }
+  facts = { ...facts, spec, snapshot: previous };
 
   // Observe (unless offline): a cluster that fails keeps its locked state.
   let snapshot = previous;
-  let stale: readonly StaleCluster[] = [];
   const warnings: string[] = [];
   if (!options.offline) {
-    log(`observing ${spec.clusters.length} cluster${spec.clusters.length === 1 ? '' : 's'}...`);
+    log.info(`observing ${spec.clusters.length} cluster${spec.clusters.length === 1 ? '' : 's'}...`);
     const observation = await observeFleet(spec, previous, {
       ...(options.kubeconfig !== undefined ? { defaultKubeconfig: options.kubeconfig } : {}),
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
       ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+      onProgress: observationProgressPrinter(log, now),
     });
-    snapshot = observation.snapshot;
-    stale = observation.stale;
+    const stale = observation.stale;
+    snapshot = { ...observation.snapshot, staleSince: nextStaleSince(previous.staleSince, observationOutcomes(spec, stale), fleetRoles(spec), now()) };
     warnings.push(...observation.warnings);
+    facts = { ...facts, snapshot, stale, warnings };
     if (stale.length > 0) {
-      log('');
-      log(`WARNING: ${stale.length} cluster observation${stale.length === 1 ? '' : 's'} failed; the last known state from ${lockFile} is kept for ${stale.length === 1 ? 'it' : 'them'} (stale):`);
-      for (const s of stale) log(`  - ${s.role} ${s.error.message}${s.keptPrevious ? '' : ' [never observed before: nothing to keep]'}`);
-      log('');
-      if (options.strict) return fail(ExitCode.STALE, '--strict: not writing anything because some clusters could not be observed', { stale, warnings });
+      log.always('');
+      log.always(`WARNING: ${stale.length} cluster observation${stale.length === 1 ? '' : 's'} failed; the last known state from ${lockFile} is kept for ${stale.length === 1 ? 'it' : 'them'} (stale):`);
+      for (const s of stale) log.always(`  - ${s.role} ${s.error.message}${s.keptPrevious ? '' : ' [never observed before: nothing to keep]'}`);
+      log.always('');
+      if (options.strict) return finish(ExitCode.STALE, '--strict: not writing anything because some clusters could not be observed');
     }
   }
 
   // Compile (pure) and render.
-  let tree: FileTree;
-  const compileWarnings: string[] = [];
+  let compiled: FileTree;
+  const compileStarted = now().getTime();
   try {
     const app = new App({ outdir: outDir });
-    const result = compileFleet(app, spec, snapshot);
-    compileWarnings.push(...result.warnings);
+    const result = compileFleet(app, spec, snapshot, shard ? { sources: new Set(shard) } : {});
+    warnings.push(...result.warnings);
+    // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = withPinnedServiceIPs(snapshot, result.pinnedServiceIPs);
-    tree = new Map();
+    compiled = new Map();
     // Every observed cluster's folder also holds the reader identity that observation needs there.
     for (const [cluster, charts] of chartsByCluster([...result.charts, ...addReaderRbacCharts(app, spec)])) {
-      for (const [rel, content] of renderClusterFiles(charts)) tree.set(`${cluster}/${rel}`, content);
+      for (const [rel, content] of renderClusterFiles(charts)) compiled.set(`${cluster}/${rel}`, content);
     }
   } catch (e) {
-    if (e instanceof CompileError) return fail(ExitCode.COMPILE_ERROR, e.message, { stale, warnings });
+    if (e instanceof CompileError) return finish(ExitCode.COMPILE_ERROR, e.message);
     throw e;
   }
-  warnings.push(...compileWarnings, ...deliveryWarnings(spec));
+  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
+  warnings.push(...deliveryWarnings(spec));
   const delivery = deliveryTree(spec);
   const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
-  for (const w of warnings) log(`warning: ${w}`);
+  for (const w of warnings) log.always(`warning: ${w}`);
 
+  if (mode === 'write') recoverInterruptedWrite(outDir);
+  const before = readTree(outDir);
+  // A shard replaces only its own folders; every other path of the tree is carried over as it is.
+  // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
+  const tree = shard ? mergeShardTree(before, compiled, new Set([...shard, ...nonSourceClusters(spec)])) : compiled;
+  const changes = diffTrees(before, tree);
   const lockText = renderLockFile(snapshot);
-  const mode = options.mode ?? 'write';
+  const lockChanged = readTextOrUndefined(lockFile) !== lockText;
+  facts = { ...facts, warnings, tree, changes, lockChanged };
+
   if (mode === 'write') {
     // Emit: swap in the new tree and the lock.
-    recoverInterruptedWrite(outDir);
-    const before = readTree(outDir);
     writeOutput(outDir, tree, lockFile, lockText);
-    const changes = diffTrees(before, tree);
-    logChanges(log, changes, outDir, before, tree);
-    if (delivery) emitDelivery('write', deliveryDir, delivery, log);
-    return { exitCode: ExitCode.OK, changes, warnings, stale };
+    logChanges(log.info, log.detail, changes, outDir, before, tree);
+    if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
+    return finish(ExitCode.OK);
+  }
+  if (mode === 'observe') {
+    writeFileAtomically(lockFile, lockText);
+    log.info(`${lockFile}: ${lockChanged ? 'updated' : 'unchanged'}; ${outDir}/ left as it is (compile it with: synth --offline [--source <cluster>])`);
+    return finish(ExitCode.OK);
   }
 
   // Plan or check: compare with what is on disk, write nothing.
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const before = readTree(outDir);
-  const changes = diffTrees(before, tree);
-  const lockChanged = readTextOrUndefined(lockFile) !== lockText;
-  logChanges(print, changes, outDir, before, tree);
+  logChanges(print, print, changes, outDir, before, tree);
   if (lockChanged) print(`${lockFile}: would change`);
   const deliveryChanged = delivery ? emitDelivery(mode, deliveryDir, delivery, print) : false;
   if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
-    return fail(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`, { changes, stale, warnings });
+    return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
   }
-  return { exitCode: ExitCode.OK, changes, warnings, stale };
+  return finish(ExitCode.OK);
 }
 
 /** The lock to write: the snapshot plus compile's pinned IPs (left out entirely while there are none). */
 function withPinnedServiceIPs(snapshot: FleetSnapshot, pinned: FleetSnapshot['pinnedServiceIPs']): FleetSnapshot {
   const { pinnedServiceIPs: _previous, ...rest } = snapshot;
   return pinned && Object.keys(pinned).length > 0 ? { ...rest, pinnedServiceIPs: pinned } : rest;
+}
+
+/** Clusters that are no link's source. */
+function nonSourceClusters(spec: FleetSpec): string[] {
+  const sources = new Set(spec.links.map((l) => l.source));
+  return spec.clusters.map((c) => c.name).filter((c) => !sources.has(c));
 }
 
 function readTextOrUndefined(path: string): string | undefined {
@@ -169,20 +226,21 @@ function readTextOrUndefined(path: string): string | undefined {
   }
 }
 
-function logChanges(log: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree): void {
+/** Per source folder the files added, changed and removed (`files`), and each changed field (`fields`). */
+function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree): void {
   if (changes.length === 0) {
-    log(`${outDir}/ is up to date: no changes`);
+    files(`${outDir}/ is up to date: no changes`);
     return;
   }
   for (const c of changes) {
-    log(`${join(outDir, c.cluster)}/: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`);
-    for (const f of c.added) log(`  + ${f}`);
+    files(`${join(outDir, c.cluster)}/: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`);
+    for (const f of c.added) files(`  + ${f}`);
     for (const f of c.changed) {
-      log(`  ~ ${f}`);
+      files(`  ~ ${f}`);
       const key = `${c.cluster}/${f}`;
-      const fields = changedFields(YAML.parse(before.get(key) ?? ''), YAML.parse(after.get(key) ?? ''));
-      for (const field of fields.length > 0 ? fields : ['(text only: comments or formatting)']) log(`      ${field}`);
+      const changed = changedFields(YAML.parse(before.get(key) ?? ''), YAML.parse(after.get(key) ?? ''));
+      for (const field of changed.length > 0 ? changed : ['(text only: comments or formatting)']) fields(`      ${field}`);
     }
-    for (const f of c.removed) log(`  - ${f}`);
+    for (const f of c.removed) files(`  - ${f}`);
   }
 }

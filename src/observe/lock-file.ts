@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../util/canonical-json.js';
+import { staleSinceProblem } from './stale-since.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from './snapshot.js';
 
 /** The lock file is unreadable or of an unknown format. */
@@ -36,6 +37,8 @@ export function readLockFile(path: string): FleetSnapshot {
   if (typeof lock.targets !== 'object' || typeof lock.sources !== 'object' || lock.targets === null || lock.sources === null) {
     throw new LockFileError(path, 'lacks "targets" or "sources"');
   }
+  const staleProblem = staleSinceProblem(lock.staleSince);
+  if (staleProblem) throw new LockFileError(path, staleProblem);
   return lock as FleetSnapshot;
 }
 

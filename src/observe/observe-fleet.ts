@@ -10,6 +10,7 @@ import { compareStrings, sortedRecord } from '../util/order.js';
 import { mapLimit } from '../util/map-limit.js';
 import { ClusterClient, type ClusterClientOptions } from './cluster-client.js';
 import { ObservationError } from './observation-error.js';
+import type { ObservationProgress } from './observation-progress.js';
 import { observeSource } from './observe-source.js';
 import { observeTarget } from './observe-target.js';
 import { SNAPSHOT_FORMAT, type FleetSnapshot, type SourceSnapshot, type TargetSnapshot } from './snapshot.js';
@@ -20,6 +21,8 @@ export interface ObserveOptions extends ClusterClientOptions {
   readonly concurrency?: number;
   /** Observe only these clusters (by name); the others keep their previous state. @default all */
   readonly only?: ReadonlySet<string>;
+  /** Called when each cluster's observation starts and ends (progress display). @default none */
+  readonly onProgress?: (event: ObservationProgress) => void;
 }
 
 /** A cluster role that could not be observed this run. */
@@ -74,11 +77,15 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
 
   const outcomes = await mapLimit(tasks, options.concurrency ?? 4, async (task) => {
     const cluster = clusters.get(task.name)!;
+    const progress = { cluster: task.name, role: task.role };
+    options.onProgress?.({ kind: 'started', ...progress });
     try {
       if (task.role === 'target') {
         const links = fleet.links.filter((l) => l.target === task.name);
         const exports = fleet.explicitExports.filter((e) => e.cluster === task.name);
-        return { task, target: await observeTarget(clientFor(cluster), cluster.gateway, links, exports) };
+        const target = await observeTarget(clientFor(cluster), cluster.gateway, links, exports);
+        options.onProgress?.({ kind: 'finished', ...progress, services: target.snapshot.services.length });
+        return { task, target };
       }
       const linkedTargets = fleet.links.filter((l) => l.source === task.name).map((l) => l.target);
       const props = {
@@ -87,9 +94,14 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         localFederatedSelector: cluster.localFederatedSelector,
         ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
       };
-      return { task, source: await observeSource(clientFor(cluster), props) };
+      const source = await observeSource(clientFor(cluster), props);
+      options.onProgress?.({ kind: 'finished', ...progress, namespaces: source.namespaces.length });
+      return { task, source };
     } catch (e) {
-      if (e instanceof ObservationError) return { task, error: e };
+      if (e instanceof ObservationError) {
+        options.onProgress?.({ kind: 'finished', ...progress, error: e });
+        return { task, error: e };
+      }
       throw e;
     }
   });

@@ -3,6 +3,7 @@
  * sorted, JSON-serialisable data with no volatile field (no resourceVersion, uid or timestamp).
  * It is persisted as the lock file, so offline compiles reproduce a live run byte for byte.
  */
+import type { StaleSince } from './stale-since.js';
 
 /** Version of the snapshot format; bumped on incompatible changes. */
 export const SNAPSHOT_FORMAT = 1;
@@ -114,6 +115,8 @@ export interface FleetSnapshot {
    * source cluster, keyed `namespace/name`. Kept in the lock so an IP never moves between runs.
    */
   readonly pinnedServiceIPs?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** When clusters that could not be observed were first found so; absent while every cluster answers. Compile ignores it. */
+  readonly staleSince?: StaleSince;
 }
 
 /** An empty snapshot: nothing known yet. */

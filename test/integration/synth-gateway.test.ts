@@ -157,15 +157,22 @@ describe('gateway-mode synth against real API servers', () => {
       const before = ws.files();
       assert.ok(before.has('london/stale/service-kept-paris.yaml'));
       // WHEN synth runs as an identity that may not list anything
-      const denied = await new Workspace(define, fleet.kubeconfig('nobody')).synth({ lockFile: ws.lockFile, outDir: ws.outDir, log: (l) => ws.logs.push(l) });
+      const denied = await new Workspace(define, fleet.kubeconfig('nobody')).synth({ lockFile: ws.lockFile, outDir: ws.outDir, log: (l) => ws.logs.push(l), now: () => new Date('2025-03-01T10:00:00Z') });
       // THEN every cluster is reported stale with the permission it lacks, and nothing changed on disk
+      // but the lock's record of when each went stale
       assert.equal(denied.exitCode, ExitCode.OK);
       const paris = denied.stale.find((s) => s.cluster === 'paris' && s.role === 'target');
       assert.ok(paris, 'paris reported stale');
       assert.equal(paris.error.failure, 'forbidden');
       assert.match(paris.error.message, /cluster "paris": list services .*permission denied: .*cannot list resource "services"/);
       assert.ok(ws.logs.some((l) => l.includes('WARNING') && l.includes('kept')), ws.logs.join('\n'));
-      assert.deepEqual(ws.files(), before);
+      const after = ws.files();
+      const { staleSince, ...lockWithoutStaleSince } = JSON.parse(after.get('LOCK') ?? '{}');
+      assert.deepEqual(staleSince, { sources: { london: '2025-03-01T10:00:00Z' }, targets: { paris: '2025-03-01T10:00:00Z', rome: '2025-03-01T10:00:00Z' } });
+      assert.deepEqual(lockWithoutStaleSince, JSON.parse(before.get('LOCK') ?? '{}'));
+      after.delete('LOCK');
+      before.delete('LOCK');
+      assert.deepEqual(after, before);
     } finally {
       ws.remove();
     }

@@ -1,0 +1,49 @@
+/** The command line's commands, options and usage text, in one place (the CI example is tested against them). */
+import type { ParseArgsConfig } from 'node:util';
+
+/** Commands, each mapped to the run mode of `runSynth`. */
+export const COMMANDS = { synth: 'write', plan: 'plan', check: 'check', observe: 'observe' } as const;
+
+/** A command name. */
+export type Command = keyof typeof COMMANDS;
+
+/** Options of every command, for `parseArgs`. */
+export const CLI_OPTIONS = {
+  fleet: { type: 'string' },
+  lock: { type: 'string' },
+  out: { type: 'string' },
+  offline: { type: 'boolean', default: false },
+  strict: { type: 'boolean', default: false },
+  kubeconfig: { type: 'string' },
+  timeout: { type: 'string' },
+  source: { type: 'string', multiple: true },
+  report: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q', default: false },
+  verbose: { type: 'boolean', short: 'v', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
+
+  synth    observe the fleet's clusters, update the lock, compile mirrors into <out>/<cluster>/
+  plan     the same, but only print what would be added, changed (with the fields) and removed
+  check    like plan, but exit 5 when <out>/ or the lock differs from what synth would write (for CI)
+  observe  observe and compile like synth, but write only the lock (then shard: synth --offline --source X)
+
+options:
+  --fleet <file>       fleet definition module (default: clusters/fleet.ts)
+  --lock <file>        lock file (default: the fleet file with .lock.json)
+  --out <dir>          output directory (default: $CDK8S_OUTDIR or dist)
+  --offline            compile from the lock alone; contact no cluster
+  --strict             fail, writing nothing, if any cluster cannot be observed
+  --source <cluster>   compile only this source cluster (repeatable, or comma-separated); needs --offline;
+                       every other folder of <out>/ and the lock are left as they are
+  --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings)
+  -q, --quiet          print only errors and warnings on stderr
+  -v, --verbose        also print each changed field and timings on stderr
+  --kubeconfig <file>  kubeconfig for clusters whose access names none
+  --timeout <ms>       client-side timeout of one API request (default: 10000)
+  -h, --help           show this help
+
+exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters,
+            5 check found differences`;

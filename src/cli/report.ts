@@ -1,0 +1,141 @@
+/**
+ * The machine-readable report of a run (`--report <file>`): per target and source cluster whether
+ * it was reached and since when it is stale, per source the files added, changed and removed, the
+ * warnings and the exit code. Canonical JSON with no clock reading of its own, so the same inputs
+ * give the same report (`staleSince` comes from the lock). The format is documented in the README.
+ */
+import type { ClusterChanges } from '../emit/diff-trees.js';
+import type { FileTree } from '../emit/render-files.js';
+import { writeFileAtomically } from '../emit/write-file-atomically.js';
+import type { FleetSpec } from '../model/fleet-spec.js';
+import type { StaleCluster } from '../observe/observe-fleet.js';
+import type { FleetSnapshot } from '../observe/snapshot.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { sortedUnique } from '../util/order.js';
+
+/** Version of the report format; bumped on incompatible changes. */
+export const REPORT_FORMAT = 1;
+
+/** The commands that produce a report. */
+export type ReportCommand = 'synth' | 'plan' | 'check' | 'observe';
+
+/** How one cluster fared in one role this run. */
+export interface ClusterState {
+  readonly cluster: string;
+  /** Whether this run tried to observe it (false when offline). */
+  readonly observed: boolean;
+  /** Whether it answered; null when not observed this run. */
+  readonly reachable: boolean | null;
+  /** Whether its state in the lock is older than its last failed observation. */
+  readonly stale: boolean;
+  /** When it was first found unobservable (from the lock), or null. */
+  readonly staleSince: string | null;
+  /** Why this run could not observe it, or null. */
+  readonly error: string | null;
+}
+
+/** A target cluster in the report. */
+export interface TargetReport extends ClusterState {
+  /** Exported services in the state compiled from; null when it was never observed. */
+  readonly exportedServices: number | null;
+}
+
+/** A source cluster in the report: what happens (or would happen) to `<out>/<cluster>/`. */
+export interface SourceReport extends ClusterState {
+  /** Whether it was compiled (false: outside the shard, or the run failed before). */
+  readonly compiled: boolean;
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+  /** Files compiled exactly as they are on disk. */
+  readonly unchanged: number;
+}
+
+/** The whole report. */
+export interface RunReport {
+  readonly reportFormat: typeof REPORT_FORMAT;
+  readonly command: ReportCommand;
+  readonly exitCode: number;
+  /** The error that ended the run, or null. */
+  readonly error: string | null;
+  readonly offline: boolean;
+  /** The source clusters compiled with `--source`, or null for all. */
+  readonly shard: readonly string[] | null;
+  /** Whether the lock file changed (synth, observe) or would change (plan, check). */
+  readonly lockChanged: boolean;
+  readonly targets: readonly TargetReport[];
+  readonly sources: readonly SourceReport[];
+  readonly warnings: readonly string[];
+}
+
+/** What a run knows when it ends; fields stay undefined when the run stopped before reaching them. */
+export interface RunFacts {
+  readonly command: ReportCommand;
+  readonly exitCode: number;
+  readonly error?: string;
+  readonly offline: boolean;
+  readonly shard?: readonly string[];
+  readonly spec?: FleetSpec;
+  /** The snapshot compiled from (the lock after this run's observation). */
+  readonly snapshot?: FleetSnapshot;
+  readonly stale: readonly StaleCluster[];
+  readonly changes: readonly ClusterChanges[];
+  /** The complete output tree the run wrote or compared; absent when it did not compile. */
+  readonly tree?: FileTree;
+  readonly lockChanged: boolean;
+  readonly warnings: readonly string[];
+}
+
+/** Builds the report of a run. */
+export function buildRunReport(facts: RunFacts): RunReport {
+  const spec = facts.spec;
+  const state = (cluster: string, role: 'target' | 'source'): ClusterState => {
+    const failed = facts.stale.find((s) => s.cluster === cluster && s.role === role);
+    const since = (role === 'target' ? facts.snapshot?.staleSince?.targets : facts.snapshot?.staleSince?.sources)?.[cluster] ?? null;
+    const observed = !facts.offline && facts.snapshot !== undefined;
+    return {
+      cluster,
+      observed,
+      reachable: observed ? failed === undefined : null,
+      stale: since !== null || failed !== undefined,
+      staleSince: since,
+      error: failed?.error.message ?? null,
+    };
+  };
+  const compiled = (cluster: string): boolean => facts.tree !== undefined && (facts.shard === undefined || facts.shard.includes(cluster));
+  const targets = sortedUnique(spec?.links.map((l) => l.target) ?? []).map((cluster): TargetReport => ({
+    ...state(cluster, 'target'),
+    exportedServices: facts.snapshot?.targets[cluster]?.services.length ?? null,
+  }));
+  const sources = sortedUnique(spec?.links.map((l) => l.source) ?? []).map((cluster): SourceReport => {
+    const change = facts.changes.find((c) => c.cluster === cluster);
+    const added = change?.added ?? [];
+    const changed = change?.changed ?? [];
+    const files = [...(facts.tree?.keys() ?? [])].filter((p) => p.startsWith(`${cluster}/`)).length;
+    return {
+      ...state(cluster, 'source'),
+      compiled: compiled(cluster),
+      added,
+      changed,
+      removed: change?.removed ?? [],
+      unchanged: compiled(cluster) ? files - added.length - changed.length : 0,
+    };
+  });
+  return {
+    reportFormat: REPORT_FORMAT,
+    command: facts.command,
+    exitCode: facts.exitCode,
+    error: facts.error ?? null,
+    offline: facts.offline,
+    shard: facts.shard ? sortedUnique(facts.shard) : null,
+    lockChanged: facts.lockChanged,
+    targets,
+    sources,
+    warnings: facts.warnings,
+  };
+}
+
+/** Writes the report as canonical JSON, atomically (a CI step never reads half a report). */
+export function writeReportFile(path: string, report: RunReport): void {
+  writeFileAtomically(path, canonicalJson(report));
+}

@@ -1,0 +1,25 @@
+/** Verbosity levels of the CLI's stderr output: what an operator sees while a run progresses. */
+
+/** `quiet`: errors and warnings only; `normal`: also progress, changed files and the summary; `verbose`: also changed fields and timings. */
+export type Verbosity = 'quiet' | 'normal' | 'verbose';
+
+/** Writes lines to one sink, filtered by the run's verbosity. */
+export interface RunLog {
+  /** Errors and warnings: printed at every level. */
+  always(line: string): void;
+  /** Progress, changed files and the summary: hidden by `quiet`. */
+  info(line: string): void;
+  /** Per-field changes and timings: only with `verbose`. */
+  detail(line: string): void;
+  readonly verbosity: Verbosity;
+}
+
+/** A {@link RunLog} writing to `sink`. */
+export function runLog(sink: (line: string) => void, verbosity: Verbosity): RunLog {
+  return {
+    verbosity,
+    always: sink,
+    info: verbosity === 'quiet' ? () => {} : sink,
+    detail: verbosity === 'verbose' ? sink : () => {},
+  };
+}

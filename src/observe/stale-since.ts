@@ -1,0 +1,92 @@
+/**
+ * When each cluster was first found unobservable, kept in the lock. The lock must not change on
+ * every run (it is committed), so the time is recorded only on the transition to stale, kept
+ * unchanged while the cluster stays stale, and dropped once the cluster is observed again.
+ */
+import type { FleetSpec } from '../model/fleet-spec.js';
+import { sortedRecord } from '../util/order.js';
+import type { StaleCluster } from './observe-fleet.js';
+
+/** First failed observation per cluster and role, as UTC timestamps (`2025-01-31T12:00:00Z`). */
+export interface StaleSince {
+  /** Target clusters whose exported services come from an older observation. */
+  readonly targets?: Readonly<Record<string, string>>;
+  /** Source clusters whose namespaces and Services come from an older observation. */
+  readonly sources?: Readonly<Record<string, string>>;
+}
+
+/** The outcome of observing one cluster in one role this run. */
+export interface ObservationOutcome {
+  readonly cluster: string;
+  readonly role: 'target' | 'source';
+  /** Whether the cluster answered; false keeps (or starts) its stale time. */
+  readonly observed: boolean;
+}
+
+/** The clusters of the fleet in each role; entries of clusters that left the fleet are dropped. */
+export interface FleetRoles {
+  readonly targets: ReadonlySet<string>;
+  readonly sources: ReadonlySet<string>;
+}
+
+/** A UTC timestamp with second precision: stable to read and to diff. */
+export function formatStaleTime(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * The stale times after this run: a failed cluster keeps its earlier time or gets `now`, an
+ * observed one loses its entry, a cluster not attempted (offline, outside a shard) keeps its entry.
+ * Returns undefined when nothing is stale, so a healthy fleet's lock carries no such field.
+ */
+export function nextStaleSince(previous: StaleSince | undefined, outcomes: readonly ObservationOutcome[], fleet: FleetRoles, now: Date): StaleSince | undefined {
+  const targets: Record<string, string> = {};
+  const sources: Record<string, string> = {};
+  for (const [name, since] of Object.entries(previous?.targets ?? {})) if (fleet.targets.has(name)) targets[name] = since;
+  for (const [name, since] of Object.entries(previous?.sources ?? {})) if (fleet.sources.has(name)) sources[name] = since;
+  const stamp = formatStaleTime(now);
+  for (const outcome of outcomes) {
+    const record = outcome.role === 'target' ? targets : sources;
+    if (outcome.observed) delete record[outcome.cluster];
+    else record[outcome.cluster] ??= stamp;
+  }
+  const result: { targets?: Record<string, string>; sources?: Record<string, string> } = {};
+  if (Object.keys(targets).length > 0) result.targets = sortedRecord(targets);
+  if (Object.keys(sources).length > 0) result.sources = sortedRecord(sources);
+  return result.targets || result.sources ? result : undefined;
+}
+
+/** Why a lock's `staleSince` is malformed, or undefined when it is absent or well-formed. */
+export function staleSinceProblem(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'has a "staleSince" that is not an object';
+  for (const [role, record] of Object.entries(value)) {
+    if (role !== 'targets' && role !== 'sources') return `has an unknown "staleSince.${role}"`;
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) return `has a "staleSince.${role}" that is not an object`;
+    for (const [cluster, since] of Object.entries(record)) {
+      if (typeof since !== 'string' || Number.isNaN(Date.parse(since))) return `has a "staleSince.${role}.${cluster}" that is not a timestamp`;
+    }
+  }
+  return undefined;
+}
+
+/** The fleet's target and source clusters. */
+export function fleetRoles(fleet: FleetSpec): FleetRoles {
+  return { targets: new Set(fleet.links.map((l) => l.target)), sources: new Set(fleet.links.map((l) => l.source)) };
+}
+
+/**
+ * The outcomes of a run that observed every cluster of `fleet`, `stale` being those that failed.
+ * A cluster this machine has no access configured for (kubeconfig or context missing) gives no
+ * outcome: that says nothing about the cluster, only about where synth runs, so its stale time is
+ * neither started nor cleared (and a fresh clone without cluster access leaves the lock as it is).
+ */
+export function observationOutcomes(fleet: FleetSpec, stale: readonly StaleCluster[]): ObservationOutcome[] {
+  const roles = fleetRoles(fleet);
+  const outcome = (cluster: string, role: 'target' | 'source'): ObservationOutcome[] => {
+    const failure = stale.find((s) => s.cluster === cluster && s.role === role);
+    if (failure?.error.failure === 'kubeconfig') return [];
+    return [{ cluster, role, observed: failure === undefined }];
+  };
+  return [...[...roles.targets].flatMap((c) => outcome(c, 'target')), ...[...roles.sources].flatMap((c) => outcome(c, 'source'))];
+}

@@ -1,0 +1,85 @@
+/** The JSON run report (--report): content on a known change, on failures, and stable across runs. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { REPORT_FORMAT } from '../../src/cli/report.js';
+import { exampleCopy } from './support/example-copy.js';
+
+test('the report of a plan lists, per source, exactly the changed files, and per target its state', async () => {
+  const ws = exampleCopy();
+  try {
+    // GIVEN the lock records a new gateway address for east, and a stale paris since a known time
+    ws.editLock('198.51.100.7', '198.51.100.8');
+    ws.editLock('"format": 1,', '"format": 1,\n  "staleSince": { "targets": { "paris": "2025-03-01T10:00:00Z" } },');
+    const reportFile = join(ws.dir, 'report.json');
+    // WHEN planning with a report
+    const result = await ws.run({ mode: 'plan', reportFile });
+    // THEN the file holds the documented document
+    assert.equal(result.exitCode, ExitCode.OK);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+    assert.deepEqual(report, {
+      reportFormat: REPORT_FORMAT,
+      command: 'plan',
+      exitCode: 0,
+      error: null,
+      offline: true,
+      shard: null,
+      lockChanged: true, // the hand-edited lock is not canonical JSON
+      targets: [
+        { cluster: 'ap', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
+        { cluster: 'east', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 3 },
+        { cluster: 'eu', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
+        { cluster: 'paris', observed: false, reachable: null, stale: true, staleSince: '2025-03-01T10:00:00Z', error: null, exportedServices: 1 },
+        { cluster: 'us', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
+        { cluster: 'west', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 2 },
+      ],
+      sources: [
+        ...(['ap', 'east', 'eu', 'london', 'us'] as const).map((cluster) => ({
+          cluster, observed: false, reachable: null, stale: false, staleSince: null, error: null, compiled: true, added: [], changed: [], removed: [],
+          unchanged: { ap: 36, east: 10, eu: 36, london: 8, us: 36 }[cluster],
+        })),
+        {
+          cluster: 'west', observed: false, reachable: null, stale: false, staleSince: null, error: null, compiled: true,
+          added: [], changed: ['shop/endpoints-payments-east.yaml', 'shop/endpointslice-payments-east-ipv4.yaml'], removed: [], unchanged: 8,
+        },
+      ],
+      warnings: [],
+    });
+    // AND the same run gives a byte-identical report
+    const text = readFileSync(reportFile, 'utf8');
+    await ws.run({ mode: 'plan', reportFile });
+    assert.equal(readFileSync(reportFile, 'utf8'), text);
+  } finally {
+    ws.remove();
+  }
+});
+
+test('a failed check and an invalid lock still write a report with the exit code and the error', async () => {
+  const ws = exampleCopy();
+  try {
+    const reportFile = join(ws.dir, 'report.json');
+    // GIVEN a lock that no longer matches the committed dist/
+    ws.editLock('198.51.100.7', '198.51.100.9');
+    // WHEN check runs
+    const check = await ws.run({ mode: 'check', reportFile });
+    // THEN the report carries exit code 5 and the reason
+    assert.equal(check.exitCode, ExitCode.CHECK_FAILED);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+    assert.equal(report.exitCode, ExitCode.CHECK_FAILED);
+    assert.match(report.error, /differs from what synth would write/);
+    assert.equal(report.command, 'check');
+    // WHEN the lock is not JSON
+    ws.editLock('{', '{{');
+    const invalid = await ws.run({ reportFile });
+    // THEN the report has exit code 2, the lock error, and no clusters (nothing was known)
+    assert.equal(invalid.exitCode, ExitCode.INVALID_INPUT);
+    const invalidReport = JSON.parse(readFileSync(reportFile, 'utf8'));
+    assert.equal(invalidReport.exitCode, ExitCode.INVALID_INPUT);
+    assert.match(invalidReport.error, /is not valid JSON/);
+    assert.deepEqual([invalidReport.targets, invalidReport.sources], [[], []]);
+  } finally {
+    ws.remove();
+  }
+});

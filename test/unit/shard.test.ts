@@ -1,0 +1,75 @@
+/** Sharded synth (--source, offline): a shard rewrites only its folders and leaves the rest byte-identical. */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { readTree } from '../../src/emit/write-output.js';
+import { exampleCopy } from './support/example-copy.js';
+
+/** The files of the output tree whose first folder is `cluster`. */
+function folder(tree: Map<string, string>, cluster: string): Map<string, string> {
+  return new Map([...tree].filter(([p]) => p.startsWith(`${cluster}/`)));
+}
+
+test('a shard run changes its own folder only; other folders and the lock stay byte-identical', async () => {
+  const ws = exampleCopy();
+  try {
+    // GIVEN a lock in which east's gateway moved, and a folder that belongs to no source cluster
+    ws.editLock('198.51.100.7', '198.51.100.8');
+    mkdirSync(join(ws.outDir, 'delivery'));
+    writeFileSync(join(ws.outDir, 'delivery/app.yaml'), 'kind: Application\n');
+    const lockBefore = readFileSync(ws.lockFile, 'utf8');
+    const before = readTree(ws.outDir);
+    // WHEN only west is compiled
+    const result = await ws.run({ sources: ['west'] });
+    // THEN west's mirrors of east follow the new gateway
+    assert.equal(result.exitCode, ExitCode.OK, ws.logged.join('\n'));
+    assert.deepEqual(result.changes.map((c) => c.cluster), ['west']);
+    const after = readTree(ws.outDir);
+    assert.match(after.get('west/shop/endpoints-payments-east.yaml') ?? '', /198\.51\.100\.8/);
+    // AND every file of london, east and the other folder, and the lock, are exactly as before
+    for (const other of ['east', 'london', 'paris', 'us', 'delivery']) assert.deepEqual(folder(after, other), folder(before, other), other);
+    assert.equal(readFileSync(ws.lockFile, 'utf8'), lockBefore);
+    // AND the report marks the other sources as not compiled
+    assert.deepEqual(result.report.sources.map((s) => [s.cluster, s.compiled]), [['ap', false], ['east', false], ['eu', false], ['london', false], ['us', false], ['west', true]]);
+    assert.deepEqual(result.report.shard, ['west']);
+  } finally {
+    ws.remove();
+  }
+});
+
+test('every shard run in turn gives exactly what one unsharded synth gives', async () => {
+  const sharded = exampleCopy();
+  const whole = exampleCopy();
+  try {
+    // GIVEN the same changed lock in two copies
+    for (const ws of [sharded, whole]) ws.editLock('"port": 4143', '"port": 4144');
+    // WHEN one copy is compiled shard by shard and the other in one run
+    for (const source of ['london', 'east', 'west', 'us', 'eu', 'ap']) assert.equal((await sharded.run({ sources: [source] })).exitCode, ExitCode.OK);
+    assert.equal((await whole.run()).exitCode, ExitCode.OK);
+    // THEN both trees and locks are byte-identical, and check agrees
+    assert.deepEqual(readTree(sharded.outDir), readTree(whole.outDir));
+    assert.equal(readFileSync(sharded.lockFile, 'utf8'), readFileSync(whole.lockFile, 'utf8'));
+    assert.equal((await sharded.run({ mode: 'check' })).exitCode, ExitCode.OK);
+  } finally {
+    sharded.remove();
+    whole.remove();
+  }
+});
+
+test('an unknown --source, or --source without --offline, is invalid input and writes nothing', async () => {
+  const ws = exampleCopy();
+  try {
+    const before = readTree(ws.outDir);
+    const unknown = await ws.run({ sources: ['west', 'paris'] });
+    assert.equal(unknown.exitCode, ExitCode.INVALID_INPUT);
+    assert.match(unknown.error ?? '', /--source "paris": not a source cluster of any link; the source clusters are: ap, east, eu, london, us, west/);
+    const online = await ws.run({ sources: ['west'], offline: false });
+    assert.equal(online.exitCode, ExitCode.INVALID_INPUT);
+    assert.match(online.error ?? '', /--source compiles from the lock alone: add --offline/);
+    assert.deepEqual(readTree(ws.outDir), before);
+  } finally {
+    ws.remove();
+  }
+});
