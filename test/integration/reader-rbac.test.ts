@@ -162,9 +162,15 @@ describe('reader RBAC written by synth, on real API servers', () => {
         new RegExp(`cluster "paris": list services .*permission denied: .*"system:serviceaccount:${OBSERVER_NAMESPACE}:${OBSERVER_NAME}" cannot list resource "services"`));
       assert.ok(ws.logs.some((l) => l.startsWith('WARNING: 1 cluster observation failed')), ws.logs.join('\n'));
       assert.ok(ws.logs.some((l) => l.includes('target cluster "paris"') && l.includes('permission denied')), ws.logs.join('\n'));
-      // AND london is still observed, and nothing on disk changed
+      // AND london is still observed, and nothing on disk changed but the lock's record of when paris became stale
       assert.ok(!result.stale.some((s) => s.cluster === 'london'));
-      assert.deepEqual(ws.files(), before);
+      const after = ws.files();
+      const { staleSince, ...lockWithoutStaleSince } = JSON.parse(after.get('LOCK') ?? '{}');
+      assert.deepEqual(Object.keys(staleSince.targets ?? {}), ['paris']);
+      assert.deepEqual(lockWithoutStaleSince, JSON.parse(before.get('LOCK') ?? '{}'));
+      after.delete('LOCK');
+      before.delete('LOCK');
+      assert.deepEqual(after, before);
     } finally {
       await restoreRoles();
       ws.remove();
