@@ -1,6 +1,6 @@
 /**
  * The committed delivery/ and dist/ of the example fleet against a real kube-apiserver with the real
- * Argo CD and Flux CRDs (../shared/crds): server-side dry-run with strict field validation; the
+ * Argo CD and Flux CRDs (test/fixtures/crds, copies of ../shared/crds): server-side dry-run with strict field validation; the
  * argocd-cm patches applied to the stock argocd-cm; `kubectl kustomize` of every cluster folder.
  */
 import assert from 'node:assert/strict';
@@ -12,8 +12,8 @@ import { argoCdConfigMapChange, argoCdConfigMapData } from '../../src/delivery/a
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 
-const CRDS = '../shared/crds';
-const STOCK_ARGOCD_CM = '../shared/argocd/argocd-cm.stock.yaml';
+const CRDS = 'test/fixtures/crds';
+const STOCK_ARGOCD_CM = 'src/delivery/argocd-cm.stock.yaml';
 const CRD_FILES = ['argocd-application-crd.yaml', 'argocd-applicationset-crd.yaml', 'argocd-appproject-crd.yaml', 'flux-kustomizations-crd.yaml'];
 
 /** Waits until the API server serves a freshly created CRD (its Established condition is True). */
