@@ -41,34 +41,14 @@ export function recoverInterruptedWrite(outDir: string): void {
  * written before the swap; the lock is written by rename after it.
  */
 export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lockText: string): void {
-  recoverInterruptedWrite(outDir);
-  const parent = dirname(outDir);
-  mkdirSync(parent, { recursive: true });
-  const staging = join(parent, `.${basename(outDir)}.staging-${process.pid}`);
-  const previous = join(parent, `.${basename(outDir)}.previous-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  for (const [rel, content] of tree) {
-    const abs = join(staging, rel);
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, content);
-  }
   const lockTmp = `${lockPath}.tmp`;
   writeFileSync(lockTmp, lockText);
-  const hadOutput = existsSync(outDir);
-  if (hadOutput) renameSync(outDir, previous);
   try {
-    renameSync(staging, outDir);
-    renameSync(lockTmp, lockPath);
-  } catch (e) {
-    // Put the previous output back so that dist/ and the lock still match each other.
-    if (existsSync(outDir) && hadOutput) renameSync(outDir, staging);
-    if (hadOutput) renameSync(previous, outDir);
-    rmSync(staging, { recursive: true, force: true });
+    // If the lock's rename fails, the previous output is put back so that dist/ and the lock still match.
+    swapInDirectory(outDir, tree, () => renameSync(lockTmp, lockPath));
+  } finally {
     rmSync(lockTmp, { force: true });
-    throw e;
   }
-  rmSync(previous, { recursive: true, force: true });
 }
 
 /**
@@ -76,6 +56,14 @@ export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lo
  * interrupted run leaves the previous folder. Used for `delivery/`.
  */
 export function replaceDirectory(dir: string, tree: FileTree): void {
+  swapInDirectory(dir, tree, () => {});
+}
+
+/**
+ * Writes `tree` into a staging folder beside `dir`, swaps it in by rename, then runs `commit`; if the
+ * swap or `commit` throws, the previous `dir` is put back.
+ */
+function swapInDirectory(dir: string, tree: FileTree, commit: () => void): void {
   recoverInterruptedWrite(dir);
   const parent = dirname(dir);
   mkdirSync(parent, { recursive: true });
@@ -92,7 +80,9 @@ export function replaceDirectory(dir: string, tree: FileTree): void {
   if (hadOutput) renameSync(dir, previous);
   try {
     renameSync(staging, dir);
+    commit();
   } catch (e) {
+    if (existsSync(dir) && hadOutput) renameSync(dir, staging);
     if (hadOutput) renameSync(previous, dir);
     rmSync(staging, { recursive: true, force: true });
     throw e;
