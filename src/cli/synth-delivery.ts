@@ -2,6 +2,7 @@
  * Synth's part for `delivery/` and the reader identity: kept apart from synth.ts so that the run
  * itself only calls these few functions.
  */
+import { compareStrings } from '../util/order.js';
 import type { App, Chart } from 'cdk8s';
 import { diffTrees } from '../emit/diff-trees.js';
 import { readTree, replaceDirectory } from '../emit/write-output.js';
@@ -21,7 +22,7 @@ export function addReaderRbacCharts(app: App, fleet: FleetSpec): ReaderRbacChart
 export function chartsByCluster(charts: readonly (Chart & { readonly cluster: string })[]): Map<string, Chart[]> {
   const byCluster = new Map<string, Chart[]>();
   for (const chart of charts) byCluster.set(chart.cluster, [...(byCluster.get(chart.cluster) ?? []), chart]);
-  return new Map([...byCluster.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return new Map([...byCluster.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }
 
 /** The `delivery/` tree the fleet asks for; undefined when it has no GitOpsDelivery (then `delivery/` is left alone). */

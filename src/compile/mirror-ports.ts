@@ -1,6 +1,6 @@
 /** The `spec.ports` of a mirror Service, the same in every mode (contract §2.2, §2.3). */
 import { k8s } from 'cdk8s-plus-28';
-import type { ObservedPort } from '../observe/snapshot.js';
+import type { ObservedEndpointPort, ObservedPort } from '../observe/snapshot.js';
 
 /**
  * Only ports, as Linkerd writes them: name, protocol, port and targetPort are copied verbatim;
@@ -17,4 +17,17 @@ export function mirrorServicePorts(ports: readonly ObservedPort[]): k8s.ServiceP
 
 function intOrString(value: number | string): k8s.IntOrString {
   return typeof value === 'number' ? k8s.IntOrString.fromNumber(value) : k8s.IntOrString.fromString(value);
+}
+
+/**
+ * The ports of endpoints that list pods themselves (headless mirrors, `-global` slices): the remote
+ * endpoints' container ports copied verbatim, appProtocol included, as Linkerd does (contract §2.5).
+ */
+export function podEndpointPorts(ports: readonly ObservedEndpointPort[]): { name?: string; port: number; protocol: string; appProtocol?: string }[] {
+  return ports.map((p) => ({
+    ...(p.name ? { name: p.name } : {}),
+    port: p.port,
+    protocol: p.protocol,
+    ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+  }));
 }

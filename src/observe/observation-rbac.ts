@@ -3,6 +3,7 @@
  * verb or resource outside this list, so an identity bound to these rules is sufficient; and it
  * uses every one of them (test/integration/reader-rbac.test.ts drops each verb in turn).
  */
+import { compareStrings } from '../util/order.js';
 
 /** One RBAC policy rule, in the shape of `rbac.authorization.k8s.io/v1` PolicyRule. */
 export interface ObservationRule {
@@ -48,5 +49,5 @@ export function observationRules(roles: { readonly source: boolean; readonly tar
       }
     }
   }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+  return [...byKey.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, r]) => r);
 }

@@ -11,7 +11,7 @@ import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from '../../../con
 import { COMPILER_NAME, GLOBAL_CLUSTER_LABEL, GLOBAL_SERVICE_LABEL, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
 import type { ObservedEndpointPort, ObservedPort } from '../../../observe/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
-import { mirrorServicePorts } from '../../mirror-ports.js';
+import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
 
 /** The pods one cluster contributes. */
 export interface GlobalSlice {
@@ -56,12 +56,7 @@ export class GlobalService extends Construct {
         // Every pinned IP comes from the source's one range, so a slice never mixes families.
         addressType: isIPv6(pods[0]!.ip) ? 'IPv6' : 'IPv4',
         endpoints: pods.map((p) => ({ addresses: [p.ip], hostname: p.hostname, conditions: { ready: true } })),
-        ports: slice.ports.map((p) => ({
-          ...(p.name ? { name: p.name } : {}),
-          port: p.port,
-          protocol: p.protocol,
-          ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
-        })),
+        ports: podEndpointPorts(slice.ports),
       });
     }
   }

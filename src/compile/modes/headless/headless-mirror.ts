@@ -11,7 +11,7 @@ import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL }
 import { COMPILER_NAME } from '../../../contract/mirrorc.js';
 import type { ObservedEndpointPort, ObservedPort } from '../../../observe/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
-import { mirrorServicePorts } from '../../mirror-ports.js';
+import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
 import { endpointSliceName } from '../../names.js';
 
 /** One pod of the headless service: its hostname and the ClusterIP it is reached at. */
@@ -56,12 +56,7 @@ export class HeadlessRootMirror extends Construct {
 
     const annotations: Record<string, string> = { [REMOTE_SVC_FQ_NAME_ANNOTATION]: props.remoteFqName };
     if (props.gatewayIdentity) annotations[REMOTE_GATEWAY_IDENTITY_ANNOTATION] = props.gatewayIdentity;
-    const ports = props.endpointPorts.map((p) => ({
-      ...(p.name ? { name: p.name } : {}),
-      port: p.port,
-      protocol: p.protocol,
-      ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
-    }));
+    const ports = podEndpointPorts(props.endpointPorts);
 
     new k8s.KubeEndpoints(this, 'endpoints', {
       metadata: { name, namespace, labels: { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' }, annotations },
