@@ -2,14 +2,20 @@
 export const ExitCode = {
   /** Output written (possibly with warnings, including stale clusters). */
   OK: 0,
-  /** An unexpected failure (a bug, or the file system refused a write). */
+  /** An unexpected failure (a bug). */
   INTERNAL: 1,
   /** Bad input: command line, fleet definition or lock file. Nothing was contacted or written. */
   INVALID_INPUT: 2,
-  /** Compile found errors in what the clusters hold (name too long, collision). Nothing was written. */
+  /** Compile found errors in what the clusters hold (with --strict, also per-service problems). Nothing was written. */
   COMPILE_ERROR: 3,
   /** `--strict` and at least one cluster could not be observed. Nothing was written. */
   STALE: 4,
   /** `check`: dist/ or the lock differs from what synth would write. Nothing was written. */
   CHECK_FAILED: 5,
+  /** Another mirrorc run holds the output's run lock (and did not release it in time). Nothing was written. */
+  BUSY: 6,
+  /** The run would remove more mirrors than the removal guard allows; confirm with --confirm-removals. Nothing was written. */
+  REMOVAL_NOT_CONFIRMED: 7,
+  /** The output or the lock could not be written (disk full, read-only, permissions). The previous output is in place. */
+  WRITE_FAILED: 8,
 } as const;
