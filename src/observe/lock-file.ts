@@ -4,13 +4,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../util/canonical-json.js';
+import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { staleSinceProblem } from './stale-since.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from './snapshot.js';
 
-/** The lock file is unreadable or of an unknown format. */
+/** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
 export class LockFileError extends Error {
-  constructor(public readonly path: string, reason: string) {
-    super(`lock file ${path} ${reason}; restore it from git, or delete it to observe every cluster from scratch`);
+  /**
+   * @param reason what is wrong, completing "lock file <path> ..."
+   * @param problems one line per problem (`$.json.path: what is wrong`), listed after the advice
+   */
+  constructor(public readonly path: string, reason: string, public readonly problems: readonly string[] = []) {
+    super(`lock file ${path} ${reason}; restore it from git, or delete it to observe every cluster from scratch${problems.map((p) => `\n  - ${p}`).join('')}`);
     this.name = 'LockFileError';
   }
 }
@@ -39,6 +44,8 @@ export function readLockFile(path: string): FleetSnapshot {
   }
   const staleProblem = staleSinceProblem(lock.staleSince);
   if (staleProblem) throw new LockFileError(path, staleProblem);
+  const problems = schemaProblems(fleetSnapshotSchema, parsed);
+  if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
   return lock as FleetSnapshot;
 }
 

@@ -1,0 +1,206 @@
+/**
+ * The lock file's schema: every field of {@link FleetSnapshot}, its type and, for names, the
+ * Kubernetes syntax (src/util/k8s-names.ts), so a hand-edited, merged or hostile lock never
+ * reaches compile or emit. Objects are strict: a field this version does not write is an error,
+ * not silently dropped on the next write (see docs/safety/boundary-validation.md).
+ *
+ * Observation validates what it reads with these same schemas, so a snapshot it writes always
+ * reads back.
+ */
+import { z } from 'zod';
+import {
+  SERVICE_TYPES,
+  annotationKeySyntaxProblem,
+  clusterNameProblem,
+  dns1123LabelProblem,
+  dns1123SubdomainProblem,
+  ipLiteralProblem,
+  labelKeySyntaxProblem,
+  labelValueSyntaxProblem,
+  namespaceNameProblem,
+  portNameProblem,
+  portNumberProblem,
+  protocolProblem,
+  qualifiedNameProblem,
+  quote,
+  serviceNameProblem,
+  targetPortProblem,
+} from '../util/k8s-names.js';
+import type { StaleSince } from './stale-since.js';
+import {
+  SNAPSHOT_FORMAT,
+  type FleetSnapshot,
+  type ForeignService,
+  type ObservedEndpointPort,
+  type ObservedGateway,
+  type ObservedPort,
+  type ObservedService,
+  type PinnedRangeService,
+  type SourceSnapshot,
+  type TargetSnapshot,
+} from './snapshot.js';
+
+/** A value checked by one of the name predicates (which returns the problem, or undefined). */
+function checked<T>(problem: (value: unknown) => string | undefined): z.ZodType<T> {
+  return z.custom<T>().superRefine((value, ctx) => {
+    const p = problem(value);
+    if (p !== undefined) ctx.addIssue({ code: 'custom', message: p });
+  }) as unknown as z.ZodType<T>;
+}
+
+const text = (what: string): z.ZodType<string> => checked<string>((v) => (typeof v === 'string' ? undefined : `${quote(v)} is not ${what} (a string)`));
+const namespace = checked<string>(namespaceNameProblem);
+const serviceName = checked<string>(serviceNameProblem);
+const hostname = checked<string>((v) => dns1123LabelProblem(v, 'pod hostname'));
+const port = checked<number>(portNumberProblem);
+const protocol = checked<string>(protocolProblem);
+const ip = checked<string>(ipLiteralProblem);
+const timestamp = checked<string>((v) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : `${quote(v)} is not a timestamp such as 2025-01-31T12:00:00Z`));
+const namespacedName = checked<string>((v) => {
+  const parts = typeof v === 'string' ? v.split('/') : [];
+  if (parts.length === 2 && namespaceNameProblem(parts[0]) === undefined && serviceNameProblem(parts[1]) === undefined) return undefined;
+  return `${quote(v)} is not "namespace/name" of a Service`;
+});
+
+/** A record whose keys pass `keyProblem` and whose values pass `value`. */
+function recordOf<V extends z.ZodType>(keyProblem: (key: string) => string | undefined, value: V) {
+  return z.record(z.string(), value).superRefine((record, ctx) => {
+    for (const key of Object.keys(record)) {
+      const p = keyProblem(key);
+      if (p !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `key ${p}` });
+    }
+  });
+}
+
+const labels = recordOf(labelKeySyntaxProblem, checked<string>(labelValueSyntaxProblem));
+const annotations = recordOf(annotationKeySyntaxProblem, text('an annotation value'));
+
+const observedPort = z.strictObject({
+  name: checked<string>(portNameProblem),
+  protocol,
+  port,
+  targetPort: checked<number | string>(targetPortProblem).optional(),
+});
+
+const observedEndpointPort = z.strictObject({
+  name: checked<string>(portNameProblem),
+  protocol,
+  port,
+  appProtocol: checked<string>((v) => qualifiedNameProblem(v, 'appProtocol')).optional(),
+});
+
+/** One observed Service, of a target or of a source (the same checks at the observation boundary). */
+export const observedServiceSchema = z.strictObject({
+  namespace,
+  name: serviceName,
+  labels,
+  annotations,
+  type: checked<string>((v) => (typeof v === 'string' && SERVICE_TYPES.includes(v) ? undefined : `${quote(v)} is not a Service type (one of ${SERVICE_TYPES.join(', ')})`)),
+  headless: z.boolean(),
+  ports: z.array(observedPort),
+  explicit: z.literal(true).optional(),
+  hostnames: z.array(hostname).optional(),
+  endpointPorts: z.array(observedEndpointPort).optional(),
+  selector: labels.optional(),
+});
+
+/** A target's gateway: IP literals (host names are resolved before the lock), a port, an identity. */
+export const observedGatewaySchema = z.strictObject({
+  addresses: z.array(ip),
+  port,
+  identity: checked<string>((v) => dns1123SubdomainProblem(v, 'gateway identity')).optional(),
+});
+
+const targetSnapshot = z.strictObject({
+  selectors: z.array(text('a label selector')),
+  services: z.array(observedServiceSchema),
+  missingExplicitExports: z.array(namespacedName),
+  gateway: observedGatewaySchema.optional(),
+});
+
+/** A Service of a source that a mirror's name could take. */
+export const foreignServiceSchema = z.strictObject({ namespace, name: serviceName });
+
+/** A live Service of a source inside its pinned range. */
+export const pinnedRangeServiceSchema = z.strictObject({ namespace, name: serviceName, ip, managed: z.boolean() });
+
+const sourceSnapshot = z.strictObject({
+  namespaces: z.array(namespace),
+  foreignServices: z.array(foreignServiceSchema),
+  pinnedRangeServices: z.array(pinnedRangeServiceSchema).optional(),
+  globalMembers: z.array(observedServiceSchema).optional(),
+  federatedSelector: text('a label selector').optional(),
+  federatedMembers: z.array(observedServiceSchema).optional(),
+});
+
+/** The whole lock file. */
+export const fleetSnapshotSchema = z.strictObject({
+  format: z.literal(SNAPSHOT_FORMAT),
+  targets: recordOf(clusterNameProblem, targetSnapshot),
+  sources: recordOf(clusterNameProblem, sourceSnapshot),
+  pinnedServiceIPs: recordOf(clusterNameProblem, recordOf((k) => namespacedName.safeParse(k).error?.issues[0]?.message, ip)).optional(),
+  staleSince: z.strictObject({ targets: recordOf(clusterNameProblem, timestamp).optional(), sources: recordOf(clusterNameProblem, timestamp).optional() }).optional(),
+});
+
+/** At most this many problems are listed; the rest are counted. */
+export const MAX_LISTED_PROBLEMS = 20;
+
+/** `$.targets.paris.services[3].namespace`: where in the lock a problem is. */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '$';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else if (typeof part === 'string' && /^[A-Za-z_][A-Za-z0-9_-]*$/.test(part)) out += `.${part}`;
+    else out += `[${JSON.stringify(String(part))}]`;
+  }
+  return out;
+}
+
+/** One issue as a plain line: its JSON path and what is wrong. */
+function issueLine(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): string {
+  const where = jsonPath([...prefix, ...issue.path]);
+  switch (issue.code) {
+    case 'invalid_type':
+      return `${where}: ${issue.input === undefined ? 'is missing' : `${quote(issue.input)} is not ${article(issue.expected)}`}`;
+    case 'unrecognized_keys':
+      return `${where}: unknown field${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => quote(k)).join(', ')} (this version of mirrorc never writes ${issue.keys.length === 1 ? 'it' : 'them'}; remove ${issue.keys.length === 1 ? 'it' : 'them'})`;
+    case 'invalid_value':
+      return `${where}: ${quote(issue.input)} is not ${issue.values.map((v) => quote(v)).join(' or ')}`;
+    default:
+      return `${where}: ${issue.message}`;
+  }
+}
+
+function article(expected: string): string {
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+/** Every problem of `value` against `schema`, one line each with its JSON path (below `prefix`), at most {@link MAX_LISTED_PROBLEMS} plus a count. */
+export function schemaProblems(schema: z.ZodType, value: unknown, prefix: readonly PropertyKey[] = []): string[] {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return [];
+  const lines = result.error.issues.map((issue) => issueLine(issue, prefix));
+  if (lines.length <= MAX_LISTED_PROBLEMS) return lines;
+  return [...lines.slice(0, MAX_LISTED_PROBLEMS), `... and ${lines.length - MAX_LISTED_PROBLEMS} more`];
+}
+
+// Compile-time guard: a field added to the snapshot types but not to this schema fails `tsc`
+// (the strict schema would otherwise reject every lock that carries it).
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Element<T> = T extends readonly (infer E)[] ? E : never;
+type Target = z.infer<typeof targetSnapshot>;
+type Source = z.infer<typeof sourceSnapshot>;
+const schemaCoversSnapshot: [
+  SameKeys<FleetSnapshot, z.infer<typeof fleetSnapshotSchema>>,
+  SameKeys<TargetSnapshot, Target>,
+  SameKeys<SourceSnapshot, Source>,
+  SameKeys<ObservedService, z.infer<typeof observedServiceSchema>>,
+  SameKeys<ObservedGateway, z.infer<typeof observedGatewaySchema>>,
+  SameKeys<ObservedPort, Element<ObservedService['ports']>>,
+  SameKeys<ObservedPort, Element<z.infer<typeof observedServiceSchema>['ports']>>,
+  SameKeys<ObservedEndpointPort, Element<NonNullable<z.infer<typeof observedServiceSchema>['endpointPorts']>>>,
+  SameKeys<ForeignService, z.infer<typeof foreignServiceSchema>>,
+  SameKeys<PinnedRangeService, z.infer<typeof pinnedRangeServiceSchema>>,
+  SameKeys<StaleSince, NonNullable<z.infer<typeof fleetSnapshotSchema>['staleSince']>>,
+] = [true, true, true, true, true, true, true, true, true, true, true];
+void schemaCoversSnapshot;
