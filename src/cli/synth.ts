@@ -13,6 +13,7 @@ import { writeFileAtomically } from '../emit/write-file-atomically.js';
 import { readTree, recoverInterruptedWrite, writeOutput } from '../emit/write-output.js';
 import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
+import { lockGatewayProblems } from '../observe/gateway-checks.js';
 import { LockFileError, readLockFile, renderLockFile } from '../observe/lock-file.js';
 import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
@@ -109,6 +110,8 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
     spec = buildFleet(define).fleet.toSpec();
     previous = readLockFile(lockFile);
+    const gatewayProblems = lockGatewayProblems(spec, previous);
+    if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
   } catch (e) {
     if (e instanceof FleetDefinitionError || e instanceof FleetLoadError || e instanceof LockFileError) return finish(ExitCode.INVALID_INPUT, e.message);
     throw e;

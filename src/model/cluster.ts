@@ -60,6 +60,15 @@ export interface ClusterProps {
    * @default none: headless services are mirrored as ordinary gateway mirrors, with a warning
    */
   readonly pinnedServiceIPRange?: string;
+  /**
+   * This cluster's Service CIDRs (its `--service-cluster-ip-range`), e.g. `['10.96.0.0/12']`. When it
+   * is a link source, a target gateway address inside them (such as its `kubernetes` Service IP) is
+   * rejected; `pinnedServiceIPRange` always counts as part of them.
+   * @default none declared
+   */
+  readonly serviceCidrs?: readonly string[];
+  /** This cluster's pod CIDRs; when it is a link source, a target gateway address inside them is rejected. @default none declared */
+  readonly podCidrs?: readonly string[];
 }
 
 /** A Kubernetes cluster of the fleet. */
@@ -101,6 +110,8 @@ export class Cluster extends Construct {
         ...(gw.identity !== undefined ? { identity: gw.identity } : {}),
       },
       ...(this.props.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: this.props.pinnedServiceIPRange } : {}),
+      ...(this.props.serviceCidrs !== undefined ? { serviceCidrs: [...this.props.serviceCidrs] } : {}),
+      ...(this.props.podCidrs !== undefined ? { podCidrs: [...this.props.podCidrs] } : {}),
     };
   }
 }

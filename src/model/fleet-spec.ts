@@ -43,6 +43,10 @@ export interface ClusterSpec {
   readonly gateway: GatewaySpec;
   /** CIDR block (as declared) where per-pod mirror Services of this source get pinned ClusterIPs; absent when none. */
   readonly pinnedServiceIPRange?: string;
+  /** Declared Service CIDRs; absent when none declared. Gateway addresses of linked targets must lie outside them. */
+  readonly serviceCidrs?: readonly string[];
+  /** Declared pod CIDRs; absent when none declared. Gateway addresses of linked targets must lie outside them. */
+  readonly podCidrs?: readonly string[];
 }
 
 /** Namespace filter of a link; names may use `*` as a wildcard. */

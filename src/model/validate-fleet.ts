@@ -58,6 +58,14 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       const rangeProblem = ipRangeProblem(spec.pinnedServiceIPRange);
       if (rangeProblem) problems.push(`${where}: pinnedServiceIPRange ${rangeProblem}; give a block of the cluster's Service CIDR, e.g. 10.96.0.0/24`);
     }
+    for (const [field, cidrs, example] of [['serviceCidrs', spec.serviceCidrs, '10.96.0.0/12'], ['podCidrs', spec.podCidrs, '10.244.0.0/16']] as const) {
+      if (cidrs === undefined) continue;
+      if (!Array.isArray(cidrs)) problems.push(`${where}: ${field} is not a list of CIDR blocks (e.g. ['${example}'])`);
+      else for (const cidr of cidrs) {
+        const p = ipRangeProblem(cidr);
+        if (p) problems.push(`${where}: ${field} entry ${p}; give the cluster's CIDR blocks, e.g. ['${example}']`);
+      }
+    }
     if (spec.name === GLOBAL_SERVICE_SUFFIX) {
       problems.push(`${where}: a cluster cannot be named "${GLOBAL_SERVICE_SUFFIX}": its mirrors "<svc>-${GLOBAL_SERVICE_SUFFIX}" would clash with the aggregated "<svc>-${GLOBAL_SERVICE_SUFFIX}" Services; rename the cluster`);
     }

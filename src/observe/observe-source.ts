@@ -8,6 +8,7 @@ import { canonicalIp, parseIpRange, rangeContains } from '../util/ip-range.js';
 import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
 import type { ForeignService, ObservedService, PinnedRangeService, SourceSnapshot } from './snapshot.js';
+import { validForeignServices, validNamespaces, validPinnedRangeServices, validServices } from './observed-checks.js';
 import { observePodEndpoints, serviceClusterIPs, serviceSelector, toObservedService } from './to-plain.js';
 
 /** What a source's observation looks for besides namespaces. */
@@ -20,6 +21,8 @@ export interface SourceObservationProps {
   readonly localFederatedSelector: LabelSelector;
   /** The cluster's `pinnedServiceIPRange`: live Services holding one of its IPs are recorded. @default none */
   readonly pinnedServiceIPRange?: string;
+  /** Receives one warning per object left out because the apiserver returned an invalid name or field. @default dropped */
+  readonly onSkipped?: (warning: string) => void;
 }
 
 /**
@@ -30,7 +33,9 @@ export interface SourceObservationProps {
  * @throws ObservationError when the cluster cannot be listed
  */
 export async function observeSource(client: ClusterClient, props: SourceObservationProps): Promise<SourceSnapshot> {
-  const namespaces = sortedUnique(await client.listNamespaces());
+  const skipped: string[] = [];
+  const cluster = client.cluster;
+  const namespaces = validNamespaces(cluster, sortedUnique(await client.listNamespaces()), skipped);
   const suffixes = [...props.targetNames, ...(props.aggregateSuffixes ?? [])].map((t) => `-${t}`);
   const range = props.pinnedServiceIPRange !== undefined ? parseIpRange(props.pinnedServiceIPRange) : undefined;
   const foreign: ForeignService[] = [];
@@ -50,18 +55,22 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
     if (ours) continue;
     if (selectorMatches(props.localFederatedSelector, svc.metadata?.labels ?? {})) members.push(toObservedService(svc));
     if (suffixes.some((s) => name.endsWith(s))) foreign.push({ namespace, name });
-    if (svc.metadata?.labels?.[GLOBAL_LABEL] === GLOBAL_VALUE && svc.spec?.clusterIP === 'None') {
+    if (svc.metadata?.labels?.[GLOBAL_LABEL] === GLOBAL_VALUE && svc.spec?.clusterIP === 'None' && validServices(cluster, [toObservedService(svc)], []).length === 1) {
       const pods = await observePodEndpoints(client, namespace, name);
       globalMembers.push({ ...toObservedService(svc), ...pods, selector: serviceSelector(svc) });
     }
   }
   const byNamespaceAndName = compareBy<{ namespace: string; name: string }>((s) => s.namespace, (s) => s.name);
-  return {
+  // The boundary check: every object kept passes the lock's schema (see observed-checks.ts).
+  const validGlobal = validServices(cluster, globalMembers, skipped);
+  const snapshot: SourceSnapshot = {
     namespaces,
-    foreignServices: foreign.sort(byNamespaceAndName),
+    foreignServices: validForeignServices(cluster, foreign, skipped).sort(byNamespaceAndName),
     federatedSelector: selectorToQuery(props.localFederatedSelector),
-    federatedMembers: members.sort(byNamespaceAndName),
-    ...(range ? { pinnedRangeServices: inRange.sort(compareBy((s) => s.ip, (s) => s.namespace, (s) => s.name)) } : {}),
-    ...(globalMembers.length > 0 ? { globalMembers: globalMembers.sort(byNamespaceAndName) } : {}),
+    federatedMembers: validServices(cluster, members, skipped).sort(byNamespaceAndName),
+    ...(range ? { pinnedRangeServices: validPinnedRangeServices(cluster, inRange, skipped).sort(compareBy((s) => s.ip, (s) => s.namespace, (s) => s.name)) } : {}),
+    ...(validGlobal.length > 0 ? { globalMembers: validGlobal.sort(byNamespaceAndName) } : {}),
   };
+  for (const warning of sortedUnique(skipped)) props.onSkipped?.(warning);
+  return snapshot;
 }

@@ -7,6 +7,7 @@ import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
 import { resolveAddresses } from './resolve-addresses.js';
 import type { ObservedGateway, ObservedService, TargetSnapshot } from './snapshot.js';
+import { validServices } from './observed-checks.js';
 import { observePodEndpoints, toObservedService } from './to-plain.js';
 
 /** A target's snapshot plus what observation could not determine about its gateway. */
@@ -14,6 +15,8 @@ export interface TargetObservation {
   readonly snapshot: TargetSnapshot;
   /** Why the gateway has no usable address, port or identity right now. */
   readonly gatewayProblems: readonly string[];
+  /** Services left out because what the apiserver returned is not a valid Service (one warning each, naming the cluster). @default none */
+  readonly skipped?: readonly string[];
 }
 
 /**
@@ -26,6 +29,7 @@ export async function observeTarget(
   links: readonly LinkSpec[],
   explicitExports: readonly ExplicitExportSpec[],
 ): Promise<TargetObservation> {
+  const cluster = client.cluster;
   const selectors = sortedUnique(links.flatMap(linkSelectorQueries));
   const byKey = new Map<string, ObservedService>();
   for (const selector of selectors) {
@@ -42,13 +46,17 @@ export async function observeTarget(
     else byKey.set(key, { ...(byKey.get(key) ?? toObservedService(svc)), explicit: true });
   }
   for (const [key, svc] of byKey) {
-    if (svc.headless) byKey.set(key, { ...svc, ...(await observePodEndpoints(client, svc.namespace, svc.name)) });
+    // A headless service's endpoints are listed only once its own name passed the boundary check.
+    if (svc.headless && validServices(cluster, [svc], []).length === 1) byKey.set(key, { ...svc, ...(await observePodEndpoints(client, svc.namespace, svc.name)) });
   }
+  const skipped: string[] = [];
+  const services = validServices(cluster, [...byKey.values()], skipped);
   const { gateway, problems } = await observeGateway(client, gatewaySpec);
   return {
+    skipped,
     snapshot: {
       selectors,
-      services: [...byKey.values()].sort(compareBy((s) => s.namespace, (s) => s.name)),
+      services: services.sort(compareBy((s) => s.namespace, (s) => s.name)),
       missingExplicitExports: sortedUnique(missing),
       ...(gateway ? { gateway } : {}),
     },

@@ -1,0 +1,115 @@
+/**
+ * Checks of a target's gateway before its mirrors point at it. A target team controls its gateway
+ * Service, so its address must not be able to send a source's mirrored traffic somewhere inside
+ * the source itself: loopback, link-local (the cloud metadata endpoint 169.254.169.254),
+ * unspecified, multicast and broadcast addresses are rejected, in IPv4, IPv6 and IPv4-mapped
+ * IPv6 forms, as is any address inside a linking source's declared Service or pod ranges.
+ */
+import { isIPv6 } from 'node:net';
+import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
+import { dns1123SubdomainProblem, ipLiteralProblem, portNumberProblem } from '../util/k8s-names.js';
+import { canonicalIp, ipRangeProblem, parseIpRange, rangeContains, type IpRange } from '../util/ip-range.js';
+import type { FleetSnapshot, ObservedGateway } from './snapshot.js';
+
+/** A declared address range of a source cluster, named for messages. */
+export interface DeclaredRange {
+  readonly range: IpRange;
+  /** `the Service range 10.96.0.0/12 of source cluster "london"`. */
+  readonly what: string;
+}
+
+const SPECIAL_RANGES: readonly { cidr: string; what: string }[] = [
+  { cidr: '0.0.0.0/8', what: 'an unspecified ("this network") address' },
+  { cidr: '127.0.0.0/8', what: 'a loopback address' },
+  { cidr: '169.254.0.0/16', what: 'a link-local address (169.254.169.254 is the cloud metadata endpoint)' },
+  { cidr: '224.0.0.0/4', what: 'a multicast address' },
+  { cidr: '255.255.255.255/32', what: 'the broadcast address' },
+  { cidr: '::/128', what: 'the unspecified address' },
+  { cidr: '::1/128', what: 'the loopback address' },
+  { cidr: 'fe80::/10', what: 'a link-local address' },
+  { cidr: 'ff00::/8', what: 'a multicast address' },
+];
+const SPECIAL = SPECIAL_RANGES.map((r) => ({ range: parseIpRange(r.cidr), what: r.what }));
+const IPV4_MAPPED = parseIpRange('::ffff:0:0/96');
+
+/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`), or undefined. */
+function embeddedIPv4(ip: string): string | undefined {
+  if (!isIPv6(ip) || !rangeContains(IPV4_MAPPED, ip)) return undefined;
+  const hextets = canonicalIp(ip).split(':').slice(-2).map((h) => parseInt(h, 16));
+  const [high, low] = [hextets[0] ?? 0, hextets[1] ?? 0];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+/** Why a source must not send mirrored traffic to `ip`, or undefined. */
+export function gatewayAddressProblem(ip: string, declared: readonly DeclaredRange[] = []): string | undefined {
+  const literal = ipLiteralProblem(ip);
+  if (literal) return literal;
+  const forms = [ip, embeddedIPv4(ip)].filter((f): f is string => f !== undefined);
+  for (const form of forms) {
+    const mapped = form === ip ? '' : ` (IPv4-mapped ${form})`;
+    const special = SPECIAL.find((s) => rangeContains(s.range, form));
+    if (special) return `${ip}${mapped} is ${special.what}`;
+    const inside = declared.find((d) => rangeContains(d.range, form));
+    if (inside) return `${ip}${mapped} lies inside ${inside.what}`;
+  }
+  return undefined;
+}
+
+/** Every reason to reject `gateway` (addresses, port, identity); empty when it is acceptable. */
+export function gatewayProblems(gateway: ObservedGateway, declared: readonly DeclaredRange[]): string[] {
+  const problems: string[] = [];
+  if (gateway.addresses.length === 0) problems.push('it has no address');
+  for (const address of gateway.addresses) {
+    const p = gatewayAddressProblem(address, declared);
+    if (p) problems.push(`address ${p}`);
+  }
+  const port = portNumberProblem(gateway.port);
+  if (port) problems.push(`port ${port}`);
+  if (gateway.identity !== undefined) {
+    const identity = dns1123SubdomainProblem(gateway.identity, 'gateway identity');
+    if (identity) problems.push(`identity ${identity}`);
+  }
+  return problems;
+}
+
+/** The declared Service and pod ranges (and pinned ranges) of every source that links to `target`. */
+export function linkingSourceRanges(fleet: FleetSpec, target: string): DeclaredRange[] {
+  const sources = new Set(fleet.links.filter((l) => l.target === target).map((l) => l.source));
+  const ranges: DeclaredRange[] = [];
+  for (const cluster of fleet.clusters.filter((c) => sources.has(c.name))) ranges.push(...declaredRanges(cluster));
+  return ranges;
+}
+
+/** A cluster's declared ranges: `serviceCidrs` (with `pinnedServiceIPRange`) and `podCidrs`. */
+export function declaredRanges(cluster: ClusterSpec): DeclaredRange[] {
+  const ranges: DeclaredRange[] = [];
+  const add = (cidr: string, what: string): void => {
+    if (ipRangeProblem(cidr) !== undefined) return; // reported by fleet validation
+    ranges.push({ range: parseIpRange(cidr), what: `the ${what} ${cidr} of source cluster "${cluster.name}"` });
+  };
+  for (const cidr of cluster.serviceCidrs ?? []) add(cidr, 'Service range');
+  if (cluster.pinnedServiceIPRange !== undefined) add(cluster.pinnedServiceIPRange, 'pinned Service range');
+  for (const cidr of cluster.podCidrs ?? []) add(cidr, 'pod range');
+  return ranges;
+}
+
+/** `203.0.113.7,203.0.113.8:4143 (identity x)`: a gateway as messages show it. */
+export function describeGateway(gateway: ObservedGateway): string {
+  return `${gateway.addresses.join(',')}:${gateway.port} (${gateway.identity !== undefined ? `identity ${gateway.identity}` : 'no identity'})`;
+}
+
+/**
+ * Problems of the gateways a lock holds against the fleet's declared ranges (the lock schema
+ * cannot know the ranges): one line per target, naming what to do.
+ */
+export function lockGatewayProblems(fleet: FleetSpec, snapshot: FleetSnapshot): string[] {
+  const problems: string[] = [];
+  for (const [target, observed] of Object.entries(snapshot.targets)) {
+    if (!observed.gateway || !fleet.clusters.some((c) => c.name === target)) continue;
+    const found = gatewayProblems(observed.gateway, linkingSourceRanges(fleet, target));
+    if (found.length > 0) {
+      problems.push(`$.targets.${target}.gateway: ${found.join('; ')}; delete this gateway entry (the next synth with cluster access observes it again), or correct the fleet's declared ranges`);
+    }
+  }
+  return problems;
+}
