@@ -35,7 +35,8 @@ options:
   --lock <file>        lock file (default: the fleet file with .lock.json)
   --out <dir>          output directory (default: $CDK8S_OUTDIR or dist)
   --offline            compile from the lock alone; contact no cluster
-  --strict             fail, writing nothing, if any cluster cannot be observed
+  --strict             fail, writing nothing, if any cluster cannot be observed, or if one service's
+                       mirror cannot be compiled (long name, name clash, pinned IP) instead of skipping it
   --source <cluster>   compile only this source cluster (repeatable, or comma-separated); needs --offline;
                        every other folder of <out>/ and the lock are left as they are
   --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings)

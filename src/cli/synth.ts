@@ -8,6 +8,7 @@ import { App } from 'cdk8s';
 import { compileFleet } from '../compile/compile-fleet.js';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
+import { previousMirrorOwners } from '../emit/previous-owners.js';
 import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
 import { writeFileAtomically } from '../emit/write-file-atomically.js';
 import { readTree, recoverInterruptedWrite, writeOutput } from '../emit/write-output.js';
@@ -42,7 +43,7 @@ export interface SynthOptions {
   readonly deliveryDir?: string;
   /** Compile from the lock alone, contacting no cluster. @default false */
   readonly offline?: boolean;
-  /** Fail (and write nothing) when any cluster cannot be observed. @default false */
+  /** Fail (and write nothing) when any cluster cannot be observed, or when one mirror cannot be compiled (instead of skipping it). @default false */
   readonly strict?: boolean;
   /** Kubeconfig for clusters whose access names none. @default `$KUBECONFIG` or `~/.kube/config` */
   readonly kubeconfig?: string;
@@ -156,7 +157,8 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   const compileStarted = now().getTime();
   try {
     const app = new App({ outdir: outDir });
-    const result = compileFleet(app, spec, snapshot, shard ? { sources: new Set(shard) } : {});
+    const isolation = { strict: options.strict ?? false, previousOwners: previousMirrorOwners(outDir) };
+    const result = compileFleet(app, spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation);
     warnings.push(...result.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = withPinnedServiceIPs(snapshot, result.pinnedServiceIPs);

@@ -1,7 +1,9 @@
 /**
- * Compile: a pure function of (fleet, snapshot) → one {@link SourceChart} per source cluster.
+ * Compile: a pure function of (fleet, snapshot, options) → one {@link SourceChart} per source cluster.
  * No clock, no randomness, no network. Every name is checked before anything is rendered; any
- * error throws {@link CompileError} so that nothing is written.
+ * error throws {@link CompileError} so that nothing is written. A problem of one service's mirror
+ * (over-long name, name clash, pinned-IP collision) skips that mirror with a warning, so one team
+ * cannot freeze the fleet; `strict` makes it an error again.
  */
 import type { Construct } from 'constructs';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
@@ -12,11 +14,11 @@ import type { MirrorUnit } from './mirror-unit.js';
 import { planGatewayMirror } from './modes/gateway/plan-gateway.js';
 import { planGlobalServices } from './modes/global/plan-global.js';
 import { planHeadlessMirror, type HeadlessUnit } from './modes/headless/plan-headless.js';
-import { allocatePinnedIPs } from './pinned-ips/allocate-pinned-ips.js';
+import { allocatePinnedIPs, pinnedKey } from './pinned-ips/allocate-pinned-ips.js';
 import { credentialsRequirement, undeclaredCredentialsWarning, type SecretRequirement } from './modes/remote-discovery/credentials-requirement.js';
 import { planFederatedServices } from './modes/federated/plan-federated.js';
 import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-discovery.js';
-import { MAX_SERVICE_NAME_LENGTH } from './names.js';
+import { MAX_SERVICE_NAME_LENGTH, perPodServiceName } from './names.js';
 import { selectMirrors, type ModedRequest } from './select-mirrors.js';
 import { SourceChart } from './source-chart.js';
 
@@ -41,6 +43,17 @@ export interface CompileResult {
 export interface CompileOptions {
   /** Compile only these source clusters. @default all */
   readonly sources?: ReadonlySet<string>;
+  /**
+   * Make a problem of one mirror (over-long name, name clash, pinned-IP collision) a fleet-wide
+   * error, as `--strict` does; otherwise that mirror alone is skipped with a warning. @default false
+   */
+  readonly strict?: boolean;
+  /**
+   * Who owns each mirror Service in the current output: source → `namespace/name` → origin
+   * (`target/namespace/service`). In a clash between two target services, the current owner keeps
+   * the name. @default none known
+   */
+  readonly previousOwners?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /**
@@ -50,7 +63,7 @@ export interface CompileOptions {
 export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions = {}): CompileResult {
   const diagnostics = new Diagnostics();
   const sources = sortedUnique(fleet.links.map((l) => l.source)).filter((s) => !options.sources || options.sources.has(s));
-  const plans = sources.map((source) => planSource(source, fleet, snapshot, diagnostics));
+  const plans = sources.map((source) => planSource(source, fleet, snapshot, diagnostics, options));
   if (diagnostics.errors.length > 0) throw new CompileError(diagnostics.errors);
   const charts = plans.map((plan) => new SourceChart(scope, plan.source, plan));
   const requirements = plans.flatMap((plan) => plan.requirements);
@@ -71,13 +84,13 @@ interface SourcePlan {
   readonly pinnedIPs: Record<string, string>;
 }
 
-function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): SourcePlan {
+function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions): SourcePlan {
   const sourceSnapshot = snapshot.sources[source];
   if (!sourceSnapshot) {
     diagnostics.warn(`${source}: this source cluster has never been observed, so its namespaces and existing Services are unknown; namespace and collision checks are skipped`);
   }
   const namespaces = new Set<string>();
-  const units: MirrorUnit[] = [];
+  const planned: MirrorUnit[] = [];
   const requirements: SecretRequirement[] = [];
   const flatNeeds = new Map<string, string[]>();
   for (const link of fleet.links.filter((l) => l.source === source)) {
@@ -93,18 +106,22 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       }
       const unit = planMirror(request, diagnostics);
       if (!unit) continue;
-      units.push(unit);
+      planned.push(unit);
       if (request.mode === 'remote-discovery') flat.push(unit);
     }
     flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
   }
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
   const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
-  units.push(...federated.units);
+  planned.push(...federated.units);
   for (const ns of federated.namespaces) namespaces.add(ns);
+  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: options.previousOwners?.[source] ?? {}, strict: options.strict ?? false };
+  // One service's bad name skips that service only (unless strict): see isolateNames.
+  const units = isolateNames(isolation, planned, diagnostics);
   for (const link of fleet.links.filter((l) => l.source === source)) {
     // One Secret per link serves its flat mirrors and its federated members alike (contract §7.1).
-    const neededBy = [...(flatNeeds.get(link.path) ?? []), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
+    const kept = new Set(units.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
+    const neededBy = [...(flatNeeds.get(link.path) ?? []).filter((n) => kept.has(n)), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
     if (neededBy.length > 0) {
       const target = fleet.clusters.find((c) => c.name === link.target)!;
       const requirement = credentialsRequirement(link, target, neededBy);
@@ -114,43 +131,69 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       if (requirement.provided === undefined) diagnostics.warn(undeclaredCredentialsWarning(requirement));
     }
   }
-  // StatefulSets: the `-global` Services aggregate the per-pod mirrors of every link of this source.
   const sourceCluster = fleet.clusters.find((c) => c.name === source)!;
-  units.push(
-    ...planGlobalServices(
+  const localMembers = (sourceSnapshot?.globalMembers ?? []).filter((m) => !sourceSnapshot || sourceSnapshot.namespaces.includes(m.namespace));
+  // StatefulSets: the `-global` Services aggregate the per-pod mirrors of every link of this source.
+  // A per-pod Service whose pinned IP cannot be had skips its unit (unless strict), and the
+  // `-global` Services are planned again without it, until every remaining unit has its IPs.
+  const failedPins = new Set<string>();
+  const pinnedFailures = new Diagnostics();
+  for (;;) {
+    const round = new Diagnostics();
+    const modeUnits = units.filter((u) => !(u.pinnedServiceNames ?? []).some((n) => failedPins.has(`${u.namespace}/${n}`)));
+    const members = localMembers.filter((m) => !(m.hostnames ?? []).some((h) => failedPins.has(`${m.namespace}/${perPodServiceName(h, source)}`)));
+    const globals = planGlobalServices(
       {
         source: sourceCluster,
         targetOrder: fleet.links.filter((l) => l.source === source).map((l) => l.target),
-        headless: units.filter((u): u is HeadlessUnit => u.mode === 'headless' && (u as HeadlessUnit).joinsGlobal),
-        localMembers: (sourceSnapshot?.globalMembers ?? []).filter((m) => !sourceSnapshot || sourceSnapshot.namespaces.includes(m.namespace)),
+        headless: modeUnits.filter((u): u is HeadlessUnit => u.mode === 'headless' && (u as HeadlessUnit).joinsGlobal),
+        localMembers: members,
       },
-      diagnostics,
-    ),
-  );
-  checkNames(source, units, sourceSnapshot?.foreignServices ?? [], diagnostics);
-  return {
-    source,
-    namespaces: [...namespaces].sort(compareStrings),
-    units: units.sort(compareBy((u) => u.namespace, (u) => u.serviceNames[0] ?? '')),
-    requirements: requirements.sort(compareBy((r) => r.target)),
-    pinnedIPs: pinServiceIPs(sourceCluster, units, snapshot, diagnostics),
-  };
+      round,
+    );
+    const all = isolateNames(isolation, [...modeUnits, ...globals], round);
+    const pins = pinServiceIPs(sourceCluster, all, snapshot, isolation.strict, isolation.strict ? round : pinnedFailures);
+    const newlyFailed = pins.failed.filter((k) => !failedPins.has(k));
+    if (isolation.strict || newlyFailed.length === 0) {
+      diagnostics.errors.push(...round.errors, ...pinnedFailures.errors);
+      diagnostics.warnings.push(...round.warnings, ...pinnedFailures.warnings);
+      // A skipped per-pod Service keeps its pinned IP in the lock, so it gets it back once free.
+      const previous = snapshot.pinnedServiceIPs?.[source] ?? {};
+      const pinnedIPs = { ...Object.fromEntries([...failedPins].filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]!])), ...pins.allocation };
+      return {
+        source,
+        namespaces: [...namespaces].sort(compareStrings),
+        units: all.sort(compareBy((u) => u.namespace, (u) => u.serviceNames[0] ?? '')),
+        requirements: requirements.sort(compareBy((r) => r.target)),
+        pinnedIPs: sortedRecord(pinnedIPs),
+      };
+    }
+    for (const key of newlyFailed) failedPins.add(key);
+  }
 }
 
-/** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules). */
-function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapshot: FleetSnapshot, diagnostics: Diagnostics): Record<string, string> {
+/** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules); `failed` lists the keys that got none. */
+function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapshot: FleetSnapshot, strict: boolean, diagnostics: Diagnostics): { allocation: Record<string, string>; failed: string[] } {
   const requests = units.flatMap((u) => (u.pinnedServiceNames ?? []).map((name) => ({ namespace: u.namespace, name, origin: u.origin })));
-  if (requests.length === 0 || source.pinnedServiceIPRange === undefined) return {};
-  return allocatePinnedIPs(
+  if (requests.length === 0 || source.pinnedServiceIPRange === undefined) return { allocation: {}, failed: [] };
+  const failed: string[] = [];
+  const allocation = allocatePinnedIPs(
     {
       source: source.name,
       range: source.pinnedServiceIPRange,
       requests,
       previous: snapshot.pinnedServiceIPs?.[source.name] ?? {},
       live: snapshot.sources[source.name]?.pinnedRangeServices,
+      onFailure: (request, message) => {
+        failed.push(pinnedKey(request.namespace, request.name));
+        if (strict) diagnostics.error(message);
+        else diagnostics.warn(`${message}; ${request.origin} is skipped, the other mirrors are updated (--strict makes this an error)`);
+      },
     },
     diagnostics,
   );
+  for (const key of failed) delete allocation[key];
+  return { allocation, failed };
 }
 
 /** The unit of `request` in its mode. */
@@ -165,25 +208,69 @@ function planMirror(request: ModedRequest, diagnostics: Diagnostics): MirrorUnit
   }
 }
 
-/** Name length and collisions, the same checks for every mode. */
-function checkNames(source: string, units: readonly MirrorUnit[], foreign: readonly { namespace: string; name: string }[], diagnostics: Diagnostics): void {
-  const foreignKeys = new Set(foreign.map((s) => `${s.namespace}/${s.name}`));
-  const owners = new Map<string, MirrorUnit>();
+/** What name isolation needs to know of a source. */
+interface Isolation {
+  readonly source: string;
+  /** Services of the source not written by mirrorc whose names a mirror could take. */
+  readonly foreign: readonly { namespace: string; name: string }[];
+  /** `namespace/name` → origin of the mirror that owns that Service in the current output. */
+  readonly owners: Readonly<Record<string, string>>;
+  readonly strict: boolean;
+}
+
+/**
+ * Name length and collisions, the same checks for every mode. A unit with an over-long name, a
+ * name of a foreign Service, or a name another unit also claims is skipped with a warning (in a
+ * clash, the unit that owns the name in the current output keeps it; when none does, every
+ * claimant is skipped, so no team can take another's mirror name). With `strict`, each is an error.
+ * Returns the units kept, in their order.
+ */
+function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagnostics: Diagnostics): MirrorUnit[] {
+  const { source, strict } = isolation;
+  const skip = (message: string, outcome: string): void => {
+    if (strict) diagnostics.error(message);
+    else diagnostics.warn(`${message}; ${outcome}, the other mirrors are updated (--strict makes this an error)`);
+  };
+  const foreignKeys = new Set(isolation.foreign.map((s) => `${s.namespace}/${s.name}`));
+  const dropped = new Set<MirrorUnit>();
   for (const unit of units) {
     for (const name of unit.serviceNames) {
       const key = `${unit.namespace}/${name}`;
       if (name.length > MAX_SERVICE_NAME_LENGTH) {
-        diagnostics.error(`${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`);
+        skip(`${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`, `${unit.origin} is skipped`);
+        dropped.add(unit);
       }
       if (foreignKeys.has(key)) {
-        diagnostics.error(`${source}: the mirror of ${unit.origin} would be Service ${key}, which already exists in "${source}" and was not written by mirrorc; rename or remove that Service, or exclude namespace "${unit.namespace}" from the link`);
-      }
-      const other = owners.get(key);
-      if (other) {
-        diagnostics.error(`${source}: ${unit.origin} and ${other.origin} would both be mirrored as Service ${key}; rename one of the services or exclude one from its link`);
-      } else {
-        owners.set(key, unit);
+        skip(`${source}: the mirror of ${unit.origin} would be Service ${key}, which already exists in "${source}" and was not written by mirrorc; rename or remove that Service, or exclude namespace "${unit.namespace}" from the link`, `${unit.origin} is skipped`);
+        dropped.add(unit);
       }
     }
   }
+  const claimants = new Map<string, MirrorUnit[]>();
+  // Strict lists every problem, as before isolation; otherwise skipped units claim no name.
+  for (const unit of strict ? units : units.filter((u) => !dropped.has(u))) {
+    for (const name of new Set(unit.serviceNames)) {
+      const key = `${unit.namespace}/${name}`;
+      claimants.set(key, [...(claimants.get(key) ?? []), unit]);
+    }
+  }
+  for (const [key, claims] of claimants) {
+    if (claims.length < 2) continue;
+    const [first, ...others] = claims as [MirrorUnit, ...MirrorUnit[]];
+    if (strict) {
+      for (const other of others) {
+        diagnostics.error(`${source}: ${other.origin} and ${first.origin} would both be mirrored as Service ${key}; rename one of the services or exclude one from its link`);
+        dropped.add(other);
+      }
+      continue;
+    }
+    const keeper = claims.find((u) => isolation.owners[key] === u.origin);
+    const losers = claims.filter((u) => u !== keeper);
+    const outcome = keeper
+      ? `${keeper.origin} has that mirror already and keeps it, so ${losers.map((u) => u.origin).join(' and ')} ${losers.length === 1 ? 'is' : 'are'} skipped`
+      : `none of them has that mirror yet, so all are skipped`;
+    skip(`${source}: ${claims.map((u) => u.origin).join(' and ')} would all be mirrored as Service ${key}; rename one of the services or exclude one from its link`, outcome);
+    for (const u of losers) dropped.add(u);
+  }
+  return units.filter((u) => !dropped.has(u));
 }

@@ -6,6 +6,7 @@
 import type { Chart } from 'cdk8s';
 import YAML from 'yaml';
 import { compareStrings } from '../util/order.js';
+import { dns1123LabelProblem, dns1123SubdomainProblem } from '../util/k8s-names.js';
 
 /** Relative path (with `/`) → file content, for one output tree. */
 export type FileTree = Map<string, string>;
@@ -54,8 +55,12 @@ export function renderObjectYaml(object: unknown): string {
 
 /** Where an object is written inside its cluster folder. */
 export function objectPath(object: { kind: string; metadata: { name: string; namespace?: string } }): string {
-  const file = `${object.kind.toLowerCase()}-${object.metadata.name}.yaml`;
-  return object.metadata.namespace ? `${object.metadata.namespace}/${file}` : file;
+  // Defence in depth: observation and compile admit only DNS names, so anything else here is a bug.
+  const { name, namespace } = object.metadata;
+  const problem = dns1123SubdomainProblem(name, `${object.kind} name`) ?? (namespace ? dns1123LabelProblem(namespace, 'namespace name') : undefined) ?? (/^[A-Za-z]+$/.test(object.kind) ? undefined : `${JSON.stringify(object.kind)} is not a kind`);
+  if (problem) throw new Error(`internal error: refusing to write an object to a file path, because ${problem}`);
+  const file = `${object.kind.toLowerCase()}-${name}.yaml`;
+  return namespace ? `${namespace}/${file}` : file;
 }
 
 /** The files of one source cluster's folder. */

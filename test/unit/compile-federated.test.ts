@@ -228,14 +228,14 @@ describe('federated member conflicts and members left out', () => {
 });
 
 describe('federated names and credentials', () => {
-  test('a foreign <svc>-federated Service in the source and an overlong name are compile errors', () => {
+  test('with --strict, a foreign <svc>-federated Service in the source and an overlong name are compile errors', () => {
     // GIVEN london already has a Service shop/cart-federated not written by mirrorc, and a member with a 54-character name
     const long = 'x'.repeat(54);
     const snap = fleetSnapshot([federatedService('shop', 'cart'), federatedService('shop', long)], [], federatedSource(['shop'], [], [{ namespace: 'shop', name: 'cart-federated' }]));
     // WHEN compiled
     let caught: unknown;
     try {
-      compileObjects(fleet, snap);
+      compileObjects(fleet, snap, { strict: true });
     } catch (e) {
       caught = e;
     }

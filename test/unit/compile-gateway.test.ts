@@ -199,10 +199,10 @@ describe('selection', () => {
 });
 
 describe('build-time validation', () => {
-  test('a mirror name over 63 characters is an error naming the cluster, service and length', () => {
+  test('with --strict, a mirror name over 63 characters is an error naming the cluster, service and length', () => {
     const long = 'a'.repeat(58); // + "-paris" = 64
     assert.throws(
-      () => compileObjects(londonParis, snapshot({ paris: target([service('default', long)]) }, { london: source() })),
+      () => compileObjects(londonParis, snapshot({ paris: target([service('default', long)]) }, { london: source() }), { strict: true }),
       (e: unknown) => e instanceof CompileError && /london: .*paris\/default\/a{58}.*64 characters.*at most 63/.test(e.message),
     );
   });
@@ -213,14 +213,14 @@ describe('build-time validation', () => {
     assert.ok(objects.has(`london/Service/default/${name}-paris`));
   });
 
-  test('a collision with an existing Service in the source that mirrorc did not write is an error', () => {
+  test('with --strict, a collision with an existing Service in the source that mirrorc did not write is an error', () => {
     assert.throws(
-      () => compileObjects(londonParis, snapshot({ paris: target([service('default', 'bar')]) }, { london: source(['default'], [{ namespace: 'default', name: 'bar-paris' }]) })),
+      () => compileObjects(londonParis, snapshot({ paris: target([service('default', 'bar')]) }, { london: source(['default'], [{ namespace: 'default', name: 'bar-paris' }]) }), { strict: true }),
       (e: unknown) => e instanceof CompileError && /london: .*paris\/default\/bar.*Service default\/bar-paris.*already exists/.test(e.message),
     );
   });
 
-  test('two targets whose mirrors get the same name are an error naming both', () => {
+  test('with --strict, two targets whose mirrors get the same name are an error naming both', () => {
     // GIVEN foo in cluster "x-y" and foo-x in cluster "y": both become foo-x-y
     const fleet = spec((f) => {
       const s = new Cluster(f, 's');
@@ -231,7 +231,7 @@ describe('build-time validation', () => {
     });
     const snap = snapshot({ 'x-y': target([service('default', 'foo')]), y: target([service('default', 'foo-x')]) }, { s: source() });
     assert.throws(
-      () => compileObjects(fleet, snap),
+      () => compileObjects(fleet, snap, { strict: true }),
       (e: unknown) => e instanceof CompileError && e.message.includes('x-y/default/foo') && e.message.includes('y/default/foo-x') && e.message.includes('default/foo-x-y'),
     );
   });
@@ -255,10 +255,10 @@ describe('build-time validation', () => {
     assert.ok(objects.has('london/Service/team-a/bar-paris'));
   });
 
-  test('all errors are reported at once and no chart is produced', () => {
+  test('with --strict, all errors are reported at once and no chart is produced', () => {
     const long = 'b'.repeat(60);
     assert.throws(
-      () => compileObjects(londonParis, snapshot({ paris: target([service('default', long), service('default', 'bar')]) }, { london: source(['default'], [{ namespace: 'default', name: 'bar-paris' }]) })),
+      () => compileObjects(londonParis, snapshot({ paris: target([service('default', long), service('default', 'bar')]) }, { london: source(['default'], [{ namespace: 'default', name: 'bar-paris' }]) }), { strict: true }),
       (e: unknown) => e instanceof CompileError && e.problems.length === 2,
     );
   });

@@ -112,21 +112,21 @@ describe('pinned ClusterIPs', () => {
     assert.deepEqual(result.pinnedServiceIPs.london, { 'data/kafka-0-paris': '10.96.0.2', 'data/kafka-1-paris': '10.96.0.7' });
   });
 
-  test('a pinned IP taken by a Service mirrorc did not write is a compile error naming both', () => {
+  test('with --strict, a pinned IP taken by a Service mirrorc did not write is a compile error naming both', () => {
     // GIVEN kafka-0-paris pinned at .1 and someone's Service now holding .1
     const live: PinnedRangeService[] = [{ namespace: 'apps', name: 'legacy', ip: '10.96.0.1', managed: false }];
     const kafka = statefulService('data', 'kafka', ['kafka-0']);
     // WHEN compiled
     // THEN compile fails, naming the IP, the mirror, the other Service and what to do
     assert.throws(
-      () => compileObjects(londonParis, withLive(snapshot({ paris: target([kafka]) }, {}), live, { 'data/kafka-0-paris': '10.96.0.1' })),
+      () => compileObjects(londonParis, withLive(snapshot({ paris: target([kafka]) }, {}), live, { 'data/kafka-0-paris': '10.96.0.1' }), { strict: true }),
       (e: unknown) =>
         e instanceof CompileError &&
         /london: ClusterIP 10\.96\.0\.1, pinned for per-pod mirror data\/kafka-0-paris .* is held by Service apps\/legacy, which mirrorc did not write/.test(e.message),
     );
   });
 
-  test('an exhausted range is a compile error that says how many IPs are needed', () => {
+  test('with --strict, an exhausted range is a compile error that says how many IPs are needed', () => {
     // GIVEN a /30 (two usable addresses) and three pods
     const tiny = spec((fleet) => {
       const london = new Cluster(fleet, 'london', { pinnedServiceIPRange: '10.96.0.0/30' });
@@ -135,18 +135,18 @@ describe('pinned ClusterIPs', () => {
     const kafka = statefulService('data', 'kafka', ['kafka-0', 'kafka-1', 'kafka-2']);
     // WHEN compiled THEN it fails and names the range
     assert.throws(
-      () => compileObjects(tiny, withLive(snapshot({ paris: target([kafka]) }, {}), [])),
+      () => compileObjects(tiny, withLive(snapshot({ paris: target([kafka]) }, {}), []), { strict: true }),
       (e: unknown) => e instanceof CompileError && e.message.includes('pinnedServiceIPRange 10.96.0.0/30 has no free address left'),
     );
   });
 
-  test('per-pod mirror names are checked for length and collisions like every mirror', () => {
+  test('with --strict, per-pod mirror names are checked for length and collisions like every mirror', () => {
     // GIVEN a pod hostname that collides with an exported service's mirror, and one that is too long
     const kafka = statefulService('data', 'kafka', ['api', 'k'.repeat(60)]);
     const api = service('data', 'api');
     // WHEN compiled THEN both problems are reported
     assert.throws(
-      () => compileObjects(londonParis, withLive(snapshot({ paris: target([api, kafka]) }, {}), [])),
+      () => compileObjects(londonParis, withLive(snapshot({ paris: target([api, kafka]) }, {}), []), { strict: true }),
       (e: unknown) =>
         e instanceof CompileError &&
         e.message.includes('would both be mirrored as Service data/api-paris') &&

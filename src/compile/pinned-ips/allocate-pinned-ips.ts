@@ -6,7 +6,8 @@
  * Rules, in order, per Service:
  * 1. A live Service of ours with that name keeps its IP: a ClusterIP can never change in place.
  * 2. Otherwise the previous run's IP is kept, so an IP never moves between runs; if another live
- *    Service now holds it, that is a collision and an error (never a silent clash at apply time).
+ *    Service now holds it, that is a collision, reported through `onFailure` (never a silent clash
+ *    at apply time): compile skips that service, or fails under `--strict`.
  * 3. Otherwise the lowest free address of the range, skipping live IPs, every IP kept this run, and
  *    every IP the previous run held (an IP released now is not reused in the same run, because
  *    GitOps tools create new objects before they prune old ones).
@@ -35,6 +36,8 @@ export interface PinnedIPInput {
   readonly previous: Readonly<Record<string, string>>;
   /** Live Services in the range; undefined when the source was never observed. */
   readonly live: readonly PinnedRangeService[] | undefined;
+  /** Receives each request that gets no usable IP, with the reason. @default an error in `diagnostics` */
+  readonly onFailure?: (request: PinnedServiceRequest, message: string) => void;
 }
 
 /** `namespace/name`, the allocation key. */
@@ -45,6 +48,7 @@ export function pinnedKey(namespace: string, name: string): string {
 /** The allocation, `namespace/name` → IP, sorted by key; errors go to `diagnostics`. */
 export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics): Record<string, string> {
   const { source } = input;
+  const fail = input.onFailure ?? ((_request: PinnedServiceRequest, message: string) => diagnostics.error(message));
   const range = parseIpRange(input.range);
   const live = input.live ?? [];
   const liveByIp = new Map(live.map((s) => [s.ip, s]));
@@ -66,7 +70,8 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
       const holder = liveByIp.get(previousIp);
       if (holder) {
         const whose = holder.managed ? `mirrorc's Service ${holder.namespace}/${holder.name} (of an earlier run, not yet pruned)` : `Service ${holder.namespace}/${holder.name}, which mirrorc did not write`;
-        diagnostics.error(
+        fail(
+          request,
           `${source}: ClusterIP ${previousIp}, pinned for per-pod mirror ${key} (${request.origin}), is held by ${whose}; ` +
             `free that IP (delete or recreate that Service with another IP), or remove "${key}" from pinnedServiceIPs.${source} in the lock to pin a new IP`,
         );
@@ -86,11 +91,12 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
     while (offset < end && taken.has(addressAt(range, offset))) offset++;
     const key = pinnedKey(request.namespace, request.name);
     if (offset >= end) {
-      diagnostics.error(
+      fail(
+        request,
         `${source}: pinnedServiceIPRange ${range.cidr} has no free address left for per-pod mirror ${key} (${request.origin}); ` +
           `${pending.length} new per-pod Services need IPs; declare a larger block of the Service CIDR`,
       );
-      return {};
+      continue;
     }
     const ip = addressAt(range, offset);
     allocation.set(key, ip);

@@ -1,0 +1,73 @@
+/**
+ * Who owns each mirror Service in the current output (`dist/`), read from the mirror Service files
+ * themselves: the `mirror.linkerd.io/cluster-name` label names the target and the
+ * `mirror.linkerd.io/remote-svc-fq-name` annotation the remote service. Compile takes this as data
+ * (it stays pure), so that in a name clash between two target services the existing mirror keeps
+ * its name and a newcomer cannot take it over.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
+import { clusterNameProblem, dns1123LabelProblem } from '../util/k8s-names.js';
+import { compareStrings } from '../util/order.js';
+
+/** Source → `namespace/name` → origin `target/namespace/service`, every level sorted. */
+export type MirrorOwners = Record<string, Record<string, string>>;
+
+/** The origin `target/namespace/service` of a mirror Service object, or undefined when it is not one. */
+export function mirrorOrigin(object: unknown): string | undefined {
+  const metadata = (object as { kind?: unknown; metadata?: { labels?: Record<string, unknown>; annotations?: Record<string, unknown> } } | null)?.metadata;
+  if ((object as { kind?: unknown } | null)?.kind !== 'Service' || !metadata) return undefined;
+  const target = metadata.labels?.[REMOTE_CLUSTER_NAME_LABEL];
+  const fqName = metadata.annotations?.[REMOTE_SVC_FQ_NAME_ANNOTATION];
+  if (typeof target !== 'string' || typeof fqName !== 'string' || clusterNameProblem(target)) return undefined;
+  // `<svc>.<ns>.svc.<domain>`, or `<pod>.<svc>.<ns>.svc.<domain>` for a per-pod mirror.
+  const head = fqName.split('.svc.')[0]?.split('.') ?? [];
+  const [service, namespace] = head.slice(-2);
+  if (head.length < 2 || dns1123LabelProblem(service) || dns1123LabelProblem(namespace)) return undefined;
+  return `${target}/${namespace}/${service}`;
+}
+
+/**
+ * The owners of the mirror Services under `outDir` (`<source>/<namespace>/service-<name>.yaml`).
+ * A file that cannot be read or parsed is no owner: then a clash skips every claimant, the safe side.
+ */
+export function previousMirrorOwners(outDir: string): MirrorOwners {
+  const owners: MirrorOwners = {};
+  const list = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).sort(compareStrings);
+    } catch {
+      return [];
+    }
+  };
+  if (!existsSync(outDir)) return owners;
+  for (const source of list(outDir)) {
+    for (const namespace of list(join(outDir, source))) {
+      const dir = join(outDir, source, namespace);
+      if (!isDirectory(dir)) continue;
+      for (const file of list(dir).filter((f) => /^service-.+\.yaml$/.test(f))) {
+        let object: unknown;
+        try {
+          object = YAML.parse(readFileSync(join(dir, file), 'utf8'));
+        } catch {
+          continue;
+        }
+        const origin = mirrorOrigin(object);
+        const name = (object as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+        if (origin === undefined || typeof name !== 'string') continue;
+        (owners[source] ??= {})[`${namespace}/${name}`] = origin;
+      }
+    }
+  }
+  return owners;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
