@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../util/canonical-json.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
-import { staleSinceProblem } from './stale-since.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from './snapshot.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
@@ -42,8 +41,6 @@ export function readLockFile(path: string): FleetSnapshot {
   if (typeof lock.targets !== 'object' || typeof lock.sources !== 'object' || lock.targets === null || lock.sources === null) {
     throw new LockFileError(path, 'lacks "targets" or "sources"');
   }
-  const staleProblem = staleSinceProblem(lock.staleSince);
-  if (staleProblem) throw new LockFileError(path, staleProblem);
   const problems = schemaProblems(fleetSnapshotSchema, parsed);
   if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
   return lock as FleetSnapshot;

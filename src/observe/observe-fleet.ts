@@ -11,10 +11,10 @@ import { mapLimit } from '../util/map-limit.js';
 import { ClusterClient, type ClusterClientOptions } from './cluster-client.js';
 import { ObservationError } from './observation-error.js';
 import type { ObservationProgress } from './observation-progress.js';
-import { describeGateway, gatewayProblems, linkingSourceRanges, type DeclaredRange } from './gateway-checks.js';
+import { checkedGateway, linkingSourceRanges } from './gateway-checks.js';
 import { observeSource } from './observe-source.js';
 import { observeTarget } from './observe-target.js';
-import { SNAPSHOT_FORMAT, type FleetSnapshot, type ObservedGateway, type SourceSnapshot, type TargetSnapshot } from './snapshot.js';
+import { SNAPSHOT_FORMAT, type FleetSnapshot, type SourceSnapshot, type TargetSnapshot } from './snapshot.js';
 
 /** Tuning of {@link observeFleet}. */
 export interface ObserveOptions extends ClusterClientOptions {
@@ -150,38 +150,3 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
   };
 }
 
-/**
- * The target snapshot with an acceptable gateway: a gateway whose address, port or identity is
- * rejected is dropped (the caller then keeps the last known one), and so is one that lost the
- * identity the lock knew (a downgrade of transport security is never automatic). A changed port
- * or identity is taken, with a warning, so it shows in plan output.
- */
-function checkedGateway(target: string, snapshot: TargetSnapshot, last: ObservedGateway | undefined, ranges: readonly DeclaredRange[], warnings: string[]): TargetSnapshot {
-  const gateway = snapshot.gateway;
-  if (!gateway) return snapshot;
-  const { gateway: _dropped, ...withoutGateway } = snapshot;
-  const keeping = last && gatewayProblems(last, ranges).length === 0
-    ? `keeping the last known gateway ${describeGateway(last)}`
-    : 'no earlier gateway is known, so its gateway-mode mirrors are not compiled';
-  const problems = gatewayProblems(gateway, ranges);
-  if (problems.length > 0) {
-    warnings.push(
-      `cluster "${target}": REJECTED its gateway ${describeGateway(gateway)}: ${problems.join('; ')}; ${keeping}; ` +
-        'fix the gateway Service (its load-balancer address, "mc-gateway" port and identity annotation) or the gateway settings of the model',
-    );
-    return withoutGateway;
-  }
-  if (!last) return snapshot;
-  if (last.identity !== undefined && gateway.identity === undefined) {
-    warnings.push(
-      `cluster "${target}": REJECTED its gateway ${describeGateway(gateway)}: it lost its identity ${last.identity}, so proxies could no longer verify it; ${keeping}; ` +
-        'restore the gateway identity annotation, or set gateway.identity in the model',
-    );
-    return withoutGateway;
-  }
-  if (gateway.port !== last.port) warnings.push(`cluster "${target}": its gateway port changed from ${last.port} to ${gateway.port}; mirrors now send traffic to port ${gateway.port}`);
-  if (gateway.identity !== last.identity && last.identity !== undefined) {
-    warnings.push(`cluster "${target}": its gateway identity changed from ${last.identity} to ${gateway.identity}; proxies now require the new identity`);
-  }
-  return snapshot;
-}

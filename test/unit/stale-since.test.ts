@@ -53,7 +53,7 @@ test('a lock without stale clusters renders exactly as before; a malformed stale
     assert.ok(!renderLockFile({ ...emptySnapshot(), staleSince: undefined }).includes('staleSince'));
     const file = join(dir, 'lock.json');
     writeFileSync(file, JSON.stringify({ ...emptySnapshot(), staleSince: { targets: { paris: 'yesterday' } } }));
-    assert.throws(() => readLockFile(file), (e: unknown) => e instanceof LockFileError && /"staleSince\.targets\.paris" that is not a timestamp/.test(e.message));
+    assert.throws(() => readLockFile(file), (e: unknown) => e instanceof LockFileError && /\$\.staleSince\.targets\.paris: "yesterday" is not a timestamp/.test(e.message));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
