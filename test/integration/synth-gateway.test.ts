@@ -209,17 +209,17 @@ describe('gateway-mode synth against real API servers', () => {
     }
   });
 
-  test('over-long names, collisions and invalid fleets fail with the documented message and write nothing; missing namespaces warn', async (t) => {
+  test('with --strict, over-long names and collisions fail; invalid fleets fail with the documented message and write nothing; missing namespaces warn', async (t) => {
     if (!fleet) return t.skip('no kube-apiserver');
     const ws = workspace();
     try {
       assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
       const before = ws.files();
 
-      // Over-long mirror name
+      // Over-long mirror name, with --strict (without it, only that service is skipped: test/safety/hostile-input.test.ts)
       const long = 'x'.repeat(58);
       await applyService(fleet, 'paris', 'errors', long, { app: 'long', ...EXPORTED });
-      let result = await ws.synth();
+      let result = await ws.synth({ strict: true });
       assert.equal(result.exitCode, ExitCode.COMPILE_ERROR);
       assert.match(result.error ?? '', new RegExp(`london: .*paris/errors/${long}.*\\(64 characters\\).*at most 63`));
       assert.deepEqual(ws.files(), before);
@@ -228,7 +228,7 @@ describe('gateway-mode synth against real API servers', () => {
       // Collision with a Service in london that mirrorc did not write
       await applyService(fleet, 'london', 'errors', 'web-paris', { app: 'mine' });
       await applyService(fleet, 'paris', 'errors', 'web', { app: 'web', ...EXPORTED });
-      result = await ws.synth();
+      result = await ws.synth({ strict: true });
       assert.equal(result.exitCode, ExitCode.COMPILE_ERROR);
       assert.match(result.error ?? '', /london: the mirror of paris\/errors\/web would be Service errors\/web-paris, which already exists/);
       assert.deepEqual(ws.files(), before);

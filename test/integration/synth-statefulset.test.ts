@@ -88,7 +88,7 @@ describe('StatefulSet (headless) mirroring against real API servers', () => {
     }
   });
 
-  test('a pinned IP taken by a Service mirrorc did not write is an error, and nothing is written', async (t) => {
+  test('with --strict, a pinned IP taken by a Service mirrorc did not write is an error, and nothing is written', async (t) => {
     if (!fleet) return t.skip('no kube-apiserver');
     const ws = new Workspace(fleetOf(['paris']), fleet.kubeconfig('reader'));
     try {
@@ -99,8 +99,8 @@ describe('StatefulSet (headless) mirroring against real API servers', () => {
       // AND someone creates a Service in london with exactly that ClusterIP
       await applyService(fleet, 'london', 'clash', 'squatter', { app: 'squatter' }, { spec: { clusterIP: ip } });
       const before = ws.files();
-      // WHEN synth runs again
-      const result = await ws.synth();
+      // WHEN synth runs again with --strict (without it, only zk is skipped: test/safety/hostile-input.test.ts)
+      const result = await ws.synth({ strict: true });
       // THEN it fails with a compile error naming the IP, the per-pod mirror and the other Service
       assert.equal(result.exitCode, ExitCode.COMPILE_ERROR);
       assert.match(result.error ?? '', new RegExp(`ClusterIP ${ip.replace(/\./g, '\\.')}, pinned for per-pod mirror clash/zk-0-paris .* held by Service clash/squatter, which mirrorc did not write`));
