@@ -5,7 +5,7 @@
  * code, the message, and the --report file. Target cases run against real kube-apiservers.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
@@ -16,11 +16,11 @@ import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './supp
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 
-/** Asserts exit code, message (stderr) and report of a run, and that no stack trace was printed. */
+/** Asserts exit code, message (stderr, or stdout for plan and check) and report of a run, and that no stack trace was printed. */
 function assertOutcome(run: CliRun, code: number, message: RegExp, context: string): void {
   assert.equal(run.code, code, `${context}: exit code\n${run.stderr}`);
   assertNoStackTrace(run.stderr);
-  assert.match(run.stderr, message, `${context}: message`);
+  assert.match(`${run.stderr}\n${run.stdout}`, message, `${context}: message`);
   assert.ok(run.report, `${context}: a report file was written`);
   assert.equal(run.report.exitCode, code, `${context}: report exit code`);
   if (code === ExitCode.OK) assert.equal(run.report.error, null);
@@ -111,3 +111,243 @@ describe('hostile and malformed locks', () => {
     }
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Against real kube-apiservers: london mirrors paris and east-paris; east-paris mirrors paris.
+// "web" of east-paris and "web-east" of paris both become "web-east-paris" in london.
+
+const NAMESPACES = ['gw', 'long', 'clash', 'owner', 'foreign'];
+
+const LIVE_FLEET = `
+  const london = new Cluster(fleet, 'london', { serviceCidrs: [${JSON.stringify(SERVICE_CIDR)}] });
+  const paris = new Cluster(fleet, 'paris');
+  const eastParis = new Cluster(fleet, 'east-paris');
+  new Link(fleet, 'london-from-paris', { source: london, target: paris });
+  new Link(fleet, 'london-from-east-paris', { source: london, target: eastParis });
+  new Link(fleet, 'east-paris-from-paris', { source: eastParis, target: paris });
+`;
+
+describe('hostile targets against real API servers', () => {
+  let fleet: KubeFleet | undefined;
+
+  before(async (t) => {
+    fleet = await kubeFleetForTests(t as never, ['london', 'paris', 'east-paris'], { readerRules: observationRules({ source: true, target: true }) });
+    if (!fleet) return;
+    await installGateway(fleet, 'paris', '203.0.113.10');
+    await installGateway(fleet, 'east-paris', '198.51.100.30');
+    for (const cluster of ['london', 'paris', 'east-paris']) for (const ns of NAMESPACES) await ensureNamespace(fleet, cluster, ns);
+  });
+
+  after(async () => {
+    await fleet?.stop();
+  });
+
+  /** A scratch repository for the live fleet, and the CLI args that reach it. */
+  const liveRepo = (): { repo: SafetyRepo; synth: (...extra: string[]) => Promise<CliRun> } => {
+    const repo = new SafetyRepo();
+    repo.writeFleet(LIVE_FLEET);
+    const kubeconfig = fleet!.kubeconfig('reader');
+    return { repo, synth: (...extra) => repo.run([...(extra[0] === 'check' || extra[0] === 'plan' ? [extra.shift()!] : ['synth']), '--kubeconfig', kubeconfig, ...extra]) };
+  };
+
+  const deleteService = (cluster: string, namespace: string, name: string): Promise<unknown> =>
+    fleet!.kubectl(cluster, ['delete', 'service', name, '-n', namespace, '--ignore-not-found']);
+
+  const file = (repo: SafetyRepo, rel: string): string | undefined => {
+    try {
+      return readFileSync(join(repo.outDir, rel), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+
+  const gatewayCases: [string, () => Promise<void>, RegExp][] = [
+    ['ingress 127.0.0.1', () => installGateway(fleet!, 'paris', '127.0.0.1'), /cluster "paris": REJECTED its gateway 127\.0\.0\.1:4143 .*is a loopback address.*keeping the last known gateway 203\.0\.113\.10:4143/],
+    ['ingress 169.254.169.254', () => installGateway(fleet!, 'paris', '169.254.169.254'), /cluster "paris": REJECTED its gateway 169\.254\.169\.254:4143 .*link-local address \(169\.254\.169\.254 is the cloud metadata endpoint\).*keeping the last known gateway/],
+    ['ingress 10.96.0.1 (the source\'s kubernetes Service, inside its declared serviceCidrs)', () => installGateway(fleet!, 'paris', '10.96.0.1'), /cluster "paris": REJECTED its gateway 10\.96\.0\.1:4143 .*lies inside the Service range 10\.96\.0\.0\/16 of source cluster "london"/],
+    ['its identity annotation removed', () => fleet!.kubectl('paris', ['annotate', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', 'mirror.linkerd.io/gateway-identity-']) as Promise<unknown> as Promise<void>, new RegExp(`cluster "paris": REJECTED its gateway 203\\.0\\.113\\.10:4143 \\(no identity\\): it lost its identity ${GATEWAY_IDENTITY.replace(/\./g, '\\.')}`)],
+  ];
+  for (const [name, change, message] of gatewayCases) {
+    test(`GIVEN a target gateway with ${name} WHEN synth runs THEN the last known gateway is kept: exit 0, a loud warning, dist/ and the lock unchanged`, async (t) => {
+      if (!fleet) return t.skip('no kube-apiserver');
+      const { repo, synth } = liveRepo();
+      try {
+        // GIVEN paris exports gw/web, synthesised with its good gateway
+        await applyService(fleet, 'paris', 'gw', 'web', { app: 'web', ...EXPORTED });
+        const first = await synth();
+        assertOutcome(first, ExitCode.OK, /london/, 'baseline');
+        assert.match(file(repo, 'london/gw/endpoints-web-paris.yaml') ?? '', /ip: 203\.0\.113\.10/);
+        const old = repo.hash();
+        // WHEN the paris team points its gateway somewhere it must not go, and synth runs
+        await change();
+        const run = await synth();
+        // THEN exit 0, the warning names target, address and reason, in stderr and in the report
+        assertOutcome(run, ExitCode.OK, message, name);
+        assert.ok(run.report.warnings.some((w: string) => message.test(w)), run.report.warnings.join('\n'));
+        // AND dist/ and the lock are exactly the old tree: the mirrors still point at the good gateway
+        assertOneOf(repo.hash(), { old }, name);
+      } finally {
+        await installGateway(fleet, 'paris', '203.0.113.10');
+        await fleet.kubectl('paris', ['annotate', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--overwrite', `mirror.linkerd.io/gateway-identity=${GATEWAY_IDENTITY}`]);
+        await deleteService('paris', 'gw', 'web');
+        repo.remove();
+      }
+    });
+  }
+
+  test('GIVEN a target gateway whose port changes WHEN synth runs THEN the new port is taken with a warning, and the new tree is complete', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = liveRepo();
+    try {
+      await applyService(fleet, 'paris', 'gw', 'web', { app: 'web', ...EXPORTED });
+      assertOutcome(await synth(), ExitCode.OK, /london/, 'baseline');
+      const old = repo.hash();
+      // WHEN the gateway moves to port 4144
+      await installGateway(fleet, 'paris', '203.0.113.10', 4144);
+      const plan = await synth('plan');
+      // THEN plan shows the warning and the change, and writes nothing
+      assertOutcome(plan, ExitCode.OK, /cluster "paris": its gateway port changed from 4143 to 4144/, 'plan');
+      assertOneOf(repo.hash(), { old }, 'plan');
+      const run = await synth();
+      assertOutcome(run, ExitCode.OK, /cluster "paris": its gateway port changed from 4143 to 4144/, 'port change');
+      const now = assertOneOf(repo.hash(), { old, new: repo.hash() }, 'port change');
+      assert.equal(now, 'new');
+      assert.match(file(repo, 'london/gw/endpoints-web-paris.yaml') ?? '', /port: 4144/);
+      // AND the written tree is exactly what synth writes: check passes
+      assertOutcome(await synth('check'), ExitCode.OK, /up to date/, 'check after');
+    } finally {
+      await installGateway(fleet, 'paris', '203.0.113.10');
+      await deleteService('paris', 'gw', 'web');
+      repo.remove();
+    }
+  });
+
+  test('GIVEN one target Service with a 60-character name WHEN synth runs THEN only it is skipped; --strict fails with exit 3 and writes nothing', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = liveRepo();
+    const long = `l${'o'.repeat(58)}g`;
+    try {
+      await applyService(fleet, 'paris', 'long', 'before', { app: 'before', ...EXPORTED });
+      assertOutcome(await synth(), ExitCode.OK, /london/, 'baseline');
+      const old = repo.hash();
+      // GIVEN paris adds a 60-character service, and paris and east-paris add ordinary ones
+      await applyService(fleet, 'paris', 'long', long, { app: 'long', ...EXPORTED });
+      await applyService(fleet, 'paris', 'long', 'fresh', { app: 'fresh', ...EXPORTED });
+      await applyService(fleet, 'east-paris', 'long', 'other', { app: 'other', ...EXPORTED });
+      // WHEN synth runs with --strict THEN exit 3 names the service, and nothing is written
+      const strict = await synth('--strict');
+      assertOutcome(strict, ExitCode.COMPILE_ERROR, new RegExp(`london: the gateway-mode mirror of paris/long/${long} would be named "${long}-paris" \\(66 characters\\)`), 'strict');
+      assertOneOf(repo.hash(), { old }, 'strict');
+      // WHEN synth runs without --strict
+      const run = await synth();
+      // THEN exit 0 with a warning naming the service and what to do
+      assertOutcome(run, ExitCode.OK, new RegExp(`paris/long/${long} would be named .*\\(66 characters\\).*shorten the service or cluster name.*is skipped, the other mirrors are updated`), 'isolated');
+      // AND every other mirror of every source cluster is updated
+      for (const rel of ['london/long/service-fresh-paris.yaml', 'london/long/service-other-east-paris.yaml', 'east-paris/long/service-fresh-paris.yaml', 'london/long/service-before-paris.yaml']) {
+        assert.ok(file(repo, rel), `${rel} written`);
+      }
+      assert.ok(![...readFiles(repo)].some((p) => p.includes(long)), 'no file for the long service');
+      assert.deepEqual(run.report.sources.find((s: any) => s.cluster === 'london').added.filter((f: string) => f.startsWith('long/service-')), ['long/service-fresh-paris.yaml', 'long/service-other-east-paris.yaml']);
+      assertOneOf(repo.hash(), { old, new: repo.hash() }, 'isolated');
+      assertOutcome(await synth('check'), ExitCode.OK, /up to date/, 'check after');
+    } finally {
+      for (const name of [long, 'fresh', 'before']) await deleteService('paris', 'long', name);
+      await deleteService('east-paris', 'long', 'other');
+      repo.remove();
+    }
+  });
+
+  test('GIVEN two new target services whose mirrors clash WHEN synth runs THEN both are skipped, the rest of the fleet updates; --strict exits 3', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = liveRepo();
+    try {
+      assertOutcome(await synth(), ExitCode.OK, /london/, 'baseline');
+      const old = repo.hash();
+      // GIVEN paris/clash/web-east and east-paris/clash/web (both "web-east-paris" in london), and an ordinary newcomer
+      await applyService(fleet, 'paris', 'clash', 'web-east', { app: 'a', ...EXPORTED });
+      await applyService(fleet, 'east-paris', 'clash', 'web', { app: 'b', ...EXPORTED });
+      await applyService(fleet, 'paris', 'clash', 'fresh', { app: 'fresh', ...EXPORTED });
+      const strict = await synth('--strict');
+      assertOutcome(strict, ExitCode.COMPILE_ERROR, /london: .*would both be mirrored as Service clash\/web-east-paris/, 'strict');
+      assertOneOf(repo.hash(), { old }, 'strict');
+      // WHEN synth runs
+      const run = await synth();
+      // THEN neither takes the name, with a warning naming both; the newcomer is mirrored everywhere
+      assertOutcome(run, ExitCode.OK, /london: east-paris\/clash\/web and paris\/clash\/web-east would all be mirrored as Service clash\/web-east-paris.*none of them has that mirror yet, so all are skipped/, 'clash');
+      assert.equal(file(repo, 'london/clash/service-web-east-paris.yaml'), undefined);
+      assert.ok(file(repo, 'london/clash/service-fresh-paris.yaml'));
+      assert.ok(file(repo, 'east-paris/clash/service-fresh-paris.yaml'));
+      assert.ok(file(repo, 'east-paris/clash/service-web-east-paris.yaml'), 'no clash in east-paris: mirrored there');
+      assertOneOf(repo.hash(), { old, new: repo.hash() }, 'clash');
+    } finally {
+      await deleteService('paris', 'clash', 'web-east');
+      await deleteService('paris', 'clash', 'fresh');
+      await deleteService('east-paris', 'clash', 'web');
+      repo.remove();
+    }
+  });
+
+  test('GIVEN a mirror in dist/ WHEN another target team creates a service clashing with it THEN the existing owner keeps the name and the newcomer is skipped', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = liveRepo();
+    try {
+      // GIVEN paris/owner/api-east mirrored in london as api-east-paris
+      await applyService(fleet, 'paris', 'owner', 'api-east', { app: 'api', ...EXPORTED });
+      assertOutcome(await synth(), ExitCode.OK, /london/, 'baseline');
+      const mirror = file(repo, 'london/owner/service-api-east-paris.yaml');
+      assert.match(mirror ?? '', /mirror\.linkerd\.io\/remote-svc-fq-name: api-east\.owner\.svc\.cluster\.local/);
+      const old = repo.hash();
+      // WHEN east-paris creates owner/api (also "api-east-paris" in london) and synth runs
+      await applyService(fleet, 'east-paris', 'owner', 'api', { app: 'hijack', ...EXPORTED });
+      const run = await synth();
+      // THEN exit 0; the existing mirror is byte-identical and the newcomer is named as skipped
+      assertOutcome(run, ExitCode.OK, /london: .*would all be mirrored as Service owner\/api-east-paris.*paris\/owner\/api-east has that mirror already and keeps it, so east-paris\/owner\/api is skipped/, 'owner');
+      assert.equal(file(repo, 'london/owner/service-api-east-paris.yaml'), mirror);
+      assert.deepEqual(run.report.sources.find((s: any) => s.cluster === 'london').removed, []);
+      // AND only the lock changed (it records the new service); dist/ is the complete new tree
+      assertOneOf(repo.hash(), { old, new: repo.hash() }, 'owner');
+      assertOutcome(await synth('check'), ExitCode.OK, /up to date/, 'check after');
+    } finally {
+      await deleteService('paris', 'owner', 'api-east');
+      await deleteService('east-paris', 'owner', 'api');
+      repo.remove();
+    }
+  });
+
+  test('GIVEN a source Service, not written by mirrorc, holding a mirror name WHEN synth runs THEN only that mirror is skipped in that source', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = liveRepo();
+    try {
+      assertOutcome(await synth(), ExitCode.OK, /london/, 'baseline');
+      const old = repo.hash();
+      await applyService(fleet, 'london', 'foreign', 'svc-paris', { app: 'mine' });
+      await applyService(fleet, 'paris', 'foreign', 'svc', { app: 'svc', ...EXPORTED });
+      await applyService(fleet, 'paris', 'foreign', 'fresh', { app: 'fresh', ...EXPORTED });
+      const run = await synth();
+      assertOutcome(run, ExitCode.OK, /london: the mirror of paris\/foreign\/svc would be Service foreign\/svc-paris, which already exists in "london" and was not written by mirrorc.*paris\/foreign\/svc is skipped/, 'foreign');
+      assert.equal(file(repo, 'london/foreign/service-svc-paris.yaml'), undefined);
+      assert.ok(file(repo, 'london/foreign/service-fresh-paris.yaml'));
+      assert.ok(file(repo, 'east-paris/foreign/service-svc-paris.yaml'), 'east-paris has no such Service: mirrored there');
+      assertOneOf(repo.hash(), { old, new: repo.hash() }, 'foreign');
+    } finally {
+      await deleteService('london', 'foreign', 'svc-paris');
+      await deleteService('paris', 'foreign', 'svc');
+      await deleteService('paris', 'foreign', 'fresh');
+      repo.remove();
+    }
+  });
+});
+
+/** Every file path under the repository's dist/. */
+function readFiles(repo: SafetyRepo): string[] {
+  const out: string[] = [];
+  const walk = (rel: string): void => {
+    for (const entry of readdirSync(join(repo.outDir, rel))) {
+      const path = rel ? `${rel}/${entry}` : entry;
+      if (statSync(join(repo.outDir, path)).isDirectory()) walk(path);
+      else out.push(path);
+    }
+  };
+  if (existsSync(repo.outDir)) walk('');
+  return out;
+}
