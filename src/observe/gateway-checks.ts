@@ -7,7 +7,7 @@
  */
 import { isIPv6 } from 'node:net';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
-import { dns1123SubdomainProblem, ipLiteralProblem, portNumberProblem } from '../util/k8s-names.js';
+import { dns1123SubdomainProblem, ipLiteralProblem, portNumberProblem, quote } from '../util/k8s-names.js';
 import { canonicalIp, ipRangeProblem, parseIpRange, rangeContains, type IpRange } from '../util/ip-range.js';
 import type { FleetSnapshot, ObservedGateway, TargetSnapshot } from './snapshot.js';
 
@@ -95,7 +95,11 @@ export function declaredRanges(cluster: ClusterSpec): DeclaredRange[] {
 
 /** `203.0.113.7,203.0.113.8:4143 (identity x)`: a gateway as messages show it. */
 export function describeGateway(gateway: ObservedGateway): string {
-  return `${gateway.addresses.join(',')}:${gateway.port} (${gateway.identity !== undefined ? `identity ${gateway.identity}` : 'no identity'})`;
+  // Shown as JSON when not plain names, so a hostile value cannot break the message into lines.
+  const shown = (value: unknown, plain: boolean): string => (plain ? String(value) : quote(value));
+  const addresses = gateway.addresses.map((a) => shown(a, ipLiteralProblem(a) === undefined)).join(',');
+  const identity = gateway.identity !== undefined ? `identity ${shown(gateway.identity, dns1123SubdomainProblem(gateway.identity) === undefined)}` : 'no identity';
+  return `${addresses}:${shown(gateway.port, typeof gateway.port === 'number')} (${identity})`;
 }
 
 /**

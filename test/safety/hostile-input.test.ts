@@ -12,6 +12,7 @@ import { ExitCode } from '../../src/cli/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { GATEWAY_IDENTITY, applyService, ensureNamespace, installGateway } from '../integration/support.js';
+import { startStubFleet } from './hostile-apiserver.js';
 import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
@@ -351,3 +352,88 @@ function readFiles(repo: SafetyRepo): string[] {
   if (existsSync(repo.outDir)) walk('');
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------
+// A broken or hostile apiserver: real ones reject these names, so a stub answers instead.
+
+/** A Service object as an apiserver would return it. */
+function stubService(namespace: string, name: string, extra: { labels?: Record<string, string>; annotations?: Record<string, string>; port?: number; type?: string; ingress?: string } = {}): unknown {
+  return {
+    metadata: { namespace, name, labels: extra.labels ?? EXPORTED, annotations: extra.annotations ?? {} },
+    spec: { type: extra.type ?? 'ClusterIP', clusterIP: '10.0.0.1', ports: [{ name: extra.type === 'LoadBalancer' ? 'mc-gateway' : 'http', protocol: 'TCP', port: extra.port ?? 80 }] },
+    ...(extra.ingress ? { status: { loadBalancer: { ingress: [{ ip: extra.ingress }] } } } : {}),
+  };
+}
+
+const STUB_FLEET = `const a = new Cluster(fleet, 'a'); const b = new Cluster(fleet, 'b'); new Link(fleet, 'a-from-b', { source: a, target: b });`;
+const stubGateway = (port: number, identity: string): unknown =>
+  stubService('linkerd-multicluster', 'linkerd-gateway', { labels: {}, annotations: { 'mirror.linkerd.io/gateway-identity': identity }, port, type: 'LoadBalancer', ingress: '203.0.113.7' });
+
+describe('a hostile apiserver', () => {
+  test('GIVEN a target apiserver returning Services with a traversal namespace, a newline name and a bad port WHEN synth runs THEN each is skipped with a warning, the good one is mirrored, nothing lands outside dist/', async () => {
+    const repo = new SafetyRepo();
+    const stubs = await startStubFleet(repo.dir, [
+      { name: 'a', services: [], namespaces: ['default', '../../etc'] },
+      {
+        name: 'b',
+        namespaces: ['default'],
+        services: [
+          stubService('../../x', 'web'),
+          stubService('default', 'web\nkind: Secret'),
+          stubService('default', 'bad-port', { port: 70000 }),
+          stubService('default', 'bad-label', { labels: { ...EXPORTED, team: 'a\nb' } }),
+          stubService('default', 'good'),
+          stubGateway(4143, 'gw.example'),
+        ],
+      },
+    ]);
+    try {
+      repo.writeFleet(STUB_FLEET);
+      const old = repo.hash();
+      const run = await repo.run(['synth', '--kubeconfig', stubs.kubeconfig]);
+      assertOutcome(run, ExitCode.OK, /cluster "b": Service "\.\.\/\.\.\/x"\/"web" is skipped, because .*is not a valid namespace name/, 'hostile services');
+      for (const needle of [/"web\\nkind: Secret" is not a valid Service name/, /"bad-port" is skipped, because .*70000 is not a port number/, /"bad-label" is skipped, because .*is not a valid label value/, /cluster "a": a namespace is skipped, because "\.\.\/\.\.\/etc" is not a valid namespace name/]) {
+        assert.ok(run.report.warnings.some((w: string) => needle.test(w)), `${needle}\n${run.report.warnings.join('\n')}`);
+      }
+      // THEN only the good service is mirrored, and nothing was written outside dist/
+      const files = readFiles(repo);
+      assert.ok(files.includes('a/default/service-good-b.yaml'), files.join('\n'));
+      assert.ok(!files.some((f) => f.includes('web') || f.includes('bad-')), files.join('\n'));
+      assert.ok(!existsSync(join(repo.dir, 'x')) && !existsSync(join(repo.dir, '..', 'x')), 'nothing outside dist/');
+      const now = assertOneOf(repo.hash(), { old, new: repo.hash() }, 'hostile services');
+      assert.equal(now, 'new');
+      // AND the lock written from this observation reads back: an offline run is byte-identical
+      assertOutcome(await repo.run(['synth', '--offline']), ExitCode.OK, /up to date/, 'offline after');
+      assertOneOf(repo.hash(), { new: repo.hash() }, 'offline after');
+    } finally {
+      await stubs.close();
+      repo.remove();
+    }
+  });
+
+  for (const [name, gateway, message] of [
+    ['port 0', stubGateway(0, 'gw.example'), /cluster "b": REJECTED its gateway 203\.0\.113\.7:0 .*port 0 is not a port number.*keeping the last known gateway 203\.0\.113\.7:4143/],
+    ['an identity with a newline', stubGateway(4143, 'gw.example\nx'), /cluster "b": REJECTED its gateway .*identity "gw\.example\\nx" is not a valid gateway identity.*keeping the last known gateway/],
+  ] as const) {
+    test(`GIVEN a target apiserver whose gateway has ${name} WHEN synth runs THEN the last known gateway is kept: exit 0, warning, dist/ and lock unchanged`, async () => {
+      const repo = new SafetyRepo();
+      const good = await startStubFleet(repo.dir, [{ name: 'a', services: [], namespaces: ['default'] }, { name: 'b', namespaces: ['default'], services: [stubService('default', 'good'), stubGateway(4143, 'gw.example')] }]);
+      try {
+        repo.writeFleet(STUB_FLEET);
+        assertOutcome(await repo.run(['synth', '--kubeconfig', good.kubeconfig]), ExitCode.OK, /a\//, 'baseline');
+      } finally {
+        await good.close();
+      }
+      const old = repo.hash();
+      const hostile = await startStubFleet(repo.dir, [{ name: 'a', services: [], namespaces: ['default'] }, { name: 'b', namespaces: ['default'], services: [stubService('default', 'good'), gateway] }]);
+      try {
+        const run = await repo.run(['synth', '--kubeconfig', hostile.kubeconfig]);
+        assertOutcome(run, ExitCode.OK, message, name);
+        assertOneOf(repo.hash(), { old }, name);
+      } finally {
+        await hostile.close();
+        repo.remove();
+      }
+    });
+  }
+});
