@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
-import { GATEWAY_IDENTITY, applyService, ensureNamespace, installGateway } from '../integration/support.js';
+import { GATEWAY_IDENTITY, applyService, applyStatefulService, ensureNamespace, installGateway } from '../integration/support.js';
 import { startStubFleet } from './hostile-apiserver.js';
 import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './support.js';
 
@@ -117,10 +117,10 @@ describe('hostile and malformed locks', () => {
 // Against real kube-apiservers: london mirrors paris and east-paris; east-paris mirrors paris.
 // "web" of east-paris and "web-east" of paris both become "web-east-paris" in london.
 
-const NAMESPACES = ['gw', 'long', 'clash', 'owner', 'foreign'];
+const NAMESPACES = ['gw', 'long', 'clash', 'owner', 'foreign', 'pinned'];
 
 const LIVE_FLEET = `
-  const london = new Cluster(fleet, 'london', { serviceCidrs: [${JSON.stringify(SERVICE_CIDR)}] });
+  const london = new Cluster(fleet, 'london', { serviceCidrs: [${JSON.stringify(SERVICE_CIDR)}], pinnedServiceIPRange: '10.96.0.0/24' });
   const paris = new Cluster(fleet, 'paris');
   const eastParis = new Cluster(fleet, 'east-paris');
   new Link(fleet, 'london-from-paris', { source: london, target: paris });
@@ -334,6 +334,41 @@ describe('hostile targets against real API servers', () => {
       await deleteService('london', 'foreign', 'svc-paris');
       await deleteService('paris', 'foreign', 'svc');
       await deleteService('paris', 'foreign', 'fresh');
+      repo.remove();
+    }
+  });
+
+  test('GIVEN a pinned per-pod IP taken by a Service mirrorc did not write WHEN synth runs THEN only that StatefulSet is skipped and its IP stays in the lock; --strict exits 3', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = liveRepo();
+    try {
+      // GIVEN zk (1 pod) in paris, synthesised once: zk-0-paris is pinned in london but not yet synced there
+      await applyStatefulService(fleet, 'paris', 'pinned', 'zk', 1, { app: 'zk', ...EXPORTED }, 2181);
+      assertOutcome(await synth(), ExitCode.OK, /london/, 'baseline');
+      const ip = JSON.parse(readFileSync(repo.lockFile, 'utf8')).pinnedServiceIPs.london['pinned/zk-0-paris'] as string;
+      assert.ok(file(repo, 'london/pinned/service-zk-0-paris.yaml'));
+      // AND someone creates a Service in london with exactly that ClusterIP, and paris adds a service
+      await applyService(fleet, 'london', 'pinned', 'squatter', { app: 'squatter' }, { spec: { clusterIP: ip } });
+      await applyService(fleet, 'paris', 'pinned', 'fresh', { app: 'fresh', ...EXPORTED });
+      const old = repo.hash();
+      const held = new RegExp(`london: ClusterIP ${ip.replace(/\./g, '\\.')}, pinned for per-pod mirror pinned/zk-0-paris .* is held by Service pinned/squatter, which mirrorc did not write`);
+      // WHEN synth runs with --strict THEN exit 3, nothing written
+      assertOutcome(await synth('--strict'), ExitCode.COMPILE_ERROR, held, 'strict');
+      assertOneOf(repo.hash(), { old }, 'strict');
+      // WHEN synth runs without it THEN exit 0: zk is skipped with that message, fresh is mirrored
+      const run = await synth();
+      assertOutcome(run, ExitCode.OK, held, 'isolated');
+      assert.match(run.stderr, /paris\/pinned\/zk is skipped, the other mirrors are updated/);
+      assert.equal(file(repo, 'london/pinned/service-zk-0-paris.yaml'), undefined);
+      assert.ok(file(repo, 'london/pinned/service-fresh-paris.yaml'));
+      // AND the lock still remembers zk-0-paris's IP, so it gets it back once the squatter is gone
+      assert.equal(JSON.parse(readFileSync(repo.lockFile, 'utf8')).pinnedServiceIPs.london['pinned/zk-0-paris'], ip);
+      assertOneOf(repo.hash(), { old, new: repo.hash() }, 'isolated');
+    } finally {
+      await deleteService('london', 'pinned', 'squatter');
+      await deleteService('paris', 'pinned', 'fresh');
+      await deleteService('paris', 'pinned', 'zk');
+      await fleet.kubectl('paris', ['delete', 'endpointslice', 'zk-abcde', '-n', 'pinned', '--ignore-not-found']);
       repo.remove();
     }
   });
