@@ -21,6 +21,7 @@ import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-
 import { MAX_SERVICE_NAME_LENGTH, perPodServiceName } from './names.js';
 import { selectMirrors, type ModedRequest } from './select-mirrors.js';
 import { SourceChart } from './source-chart.js';
+import { serviceNameProblem } from '../util/k8s-names.js';
 
 /** What compile produced. */
 export interface CompileResult {
@@ -238,6 +239,10 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
       const key = `${unit.namespace}/${name}`;
       if (name.length > MAX_SERVICE_NAME_LENGTH) {
         skip(`${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`, `${unit.origin} is skipped`);
+        dropped.add(unit);
+      } else if (serviceNameProblem(name) !== undefined) {
+        // E.g. a per-pod mirror of a pod whose hostname starts with a digit: the API server would refuse it.
+        skip(`${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named ${serviceNameProblem(name)}; rename the service (or its StatefulSet), or exclude it from the link`, `${unit.origin} is skipped`);
         dropped.add(unit);
       }
       if (foreignKeys.has(key)) {

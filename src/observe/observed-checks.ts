@@ -6,9 +6,8 @@
  * snapshot built from what passed always reads back as a lock.
  */
 import type { z } from 'zod';
-import { quote } from '../util/k8s-names.js';
+import { namespaceNameProblem, quote } from '../util/k8s-names.js';
 import { foreignServiceSchema, observedServiceSchema, pinnedRangeServiceSchema, schemaProblems } from './lock-schema.js';
-import { namespaceNameProblem } from '../util/k8s-names.js';
 
 /** An observed object with a namespace and a name, as the warnings name it. */
 interface Named {

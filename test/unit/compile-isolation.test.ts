@@ -142,3 +142,15 @@ describe('emit defence in depth', () => {
     }
   });
 });
+
+describe('mirror names Kubernetes would refuse', () => {
+  test('GIVEN a StatefulSet pod whose hostname starts with a digit WHEN compiled THEN its per-pod mirror (not a DNS-1035 name) skips that service only', () => {
+    const snap: FleetSnapshot = {
+      ...snapshot({ 'x-y': target([statefulService('default', 'kafka', ['0kafka']), service('default', 'keep')]) }, {}),
+      sources: { s: { ...source(['default']), pinnedRangeServices: [] } },
+    };
+    const { objects, result } = compileObjects(clashFleet, snap);
+    assert.deepEqual(mirrorNames(objects), ['default/keep-x-y']);
+    assert.ok(result.warnings.some((w) => w.includes('"0kafka-x-y" is not a valid Service name') && w.includes('x-y/default/kafka is skipped')), result.warnings.join('\n'));
+  });
+});
