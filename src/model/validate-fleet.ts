@@ -1,6 +1,7 @@
 /** Checks of the fleet definition itself. Runs before any network call; every message names its construct. */
 import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import { ipRangeProblem } from '../util/ip-range.js';
+import { dns1123SubdomainProblem } from '../util/k8s-names.js';
 import { FEDERATED_NAME_SUFFIX } from '../contract/linkerd.js';
 import { Cluster } from './cluster.js';
 import type { ExplicitExport } from './explicit-export.js';
@@ -54,6 +55,7 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       for (const a of gw.addresses) if (typeof a !== 'string' || a.trim() === '') problems.push(`${where}: gateway.addresses has an empty entry`);
     }
     if (gw.identity !== undefined && gw.identity.trim() === '') problems.push(`${where}: gateway.identity is empty; leave it out to read the gateway Service instead`);
+    else if (gw.identity !== undefined && dns1123SubdomainProblem(gw.identity, 'gateway identity')) problems.push(`${where}: gateway.identity ${dns1123SubdomainProblem(gw.identity, 'gateway identity')}`);
     if (spec.pinnedServiceIPRange !== undefined) {
       const rangeProblem = ipRangeProblem(spec.pinnedServiceIPRange);
       if (rangeProblem) problems.push(`${where}: pinnedServiceIPRange ${rangeProblem}; give a block of the cluster's Service CIDR, e.g. 10.96.0.0/24`);

@@ -93,3 +93,18 @@ describe('which gateway a target keeps', () => {
     assert.match(problem ?? '', /^\$\.targets\.paris\.gateway: address 10\.96\.0\.1 lies inside the Service range/);
   });
 });
+
+describe('declared ranges in the fleet definition', () => {
+  test('GIVEN serviceCidrs, podCidrs or a gateway identity that are malformed WHEN the fleet is built THEN each is a definition problem naming the cluster', () => {
+    assert.throws(
+      () => spec((f) => {
+        const a = new Cluster(f, 'a', { serviceCidrs: ['10.96.0.0/33'], podCidrs: ['not-a-cidr'], gateway: { identity: 'bad identity' } });
+        new Link(f, 'l', { source: a, target: new Cluster(f, 'b') });
+      }),
+      (e: unknown) => {
+        const message = String((e as Error).message);
+        return /cluster fleet\/a: serviceCidrs entry "10\.96\.0\.0\/33"/.test(message) && /podCidrs entry "not-a-cidr" is not a CIDR block/.test(message) && /gateway\.identity "bad identity" is not a valid gateway identity/.test(message);
+      },
+    );
+  });
+});
