@@ -56,20 +56,6 @@ export function nextStaleSince(previous: StaleSince | undefined, outcomes: reado
   return result.targets || result.sources ? result : undefined;
 }
 
-/** Why a lock's `staleSince` is malformed, or undefined when it is absent or well-formed. */
-export function staleSinceProblem(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'has a "staleSince" that is not an object';
-  for (const [role, record] of Object.entries(value)) {
-    if (role !== 'targets' && role !== 'sources') return `has an unknown "staleSince.${role}"`;
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) return `has a "staleSince.${role}" that is not an object`;
-    for (const [cluster, since] of Object.entries(record)) {
-      if (typeof since !== 'string' || Number.isNaN(Date.parse(since))) return `has a "staleSince.${role}.${cluster}" that is not a timestamp`;
-    }
-  }
-  return undefined;
-}
-
 /** The fleet's target and source clusters. */
 export function fleetRoles(fleet: FleetSpec): FleetRoles {
   return { targets: new Set(fleet.links.map((l) => l.target)), sources: new Set(fleet.links.map((l) => l.source)) };
