@@ -40,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
     outDir: values.out ?? process.env.CDK8S_OUTDIR ?? 'dist',
     offline: values.offline,
     strict: values.strict,
+    confirmRemovals: values['confirm-removals'],
+    newFleet: values['new-fleet'],
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     ...(sources.length > 0 ? { sources } : {}),

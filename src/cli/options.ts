@@ -14,6 +14,8 @@ export const CLI_OPTIONS = {
   out: { type: 'string' },
   offline: { type: 'boolean', default: false },
   strict: { type: 'boolean', default: false },
+  'confirm-removals': { type: 'boolean', default: false },
+  'new-fleet': { type: 'boolean', default: false },
   kubeconfig: { type: 'string' },
   timeout: { type: 'string' },
   source: { type: 'string', multiple: true },
@@ -36,6 +38,9 @@ options:
   --out <dir>          output directory (default: $CDK8S_OUTDIR or dist)
   --offline            compile from the lock alone; contact no cluster
   --strict             fail, writing nothing, if any cluster cannot be observed
+  --confirm-removals   allow a large removal of mirrors (see README "Safety"), and accept targets that
+                       suddenly list no exported services
+  --new-fleet          start without a lock although <out>/ has content (otherwise an error)
   --source <cluster>   compile only this source cluster (repeatable, or comma-separated); needs --offline;
                        every other folder of <out>/ and the lock are left as they are
   --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings)

@@ -128,6 +128,10 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     ),
   );
   checkNames(source, units, sourceSnapshot?.foreignServices ?? [], diagnostics);
+  // A namespace this compiler created stays in the output while any mirror lives in it: dropping it
+  // because it now exists would make GitOps prune it, and every object in it.
+  const managed = new Set(sourceSnapshot?.managedNamespaces ?? []);
+  for (const unit of units) if (managed.has(unit.namespace)) namespaces.add(unit.namespace);
   return {
     source,
     namespaces: [...namespaces].sort(compareStrings),

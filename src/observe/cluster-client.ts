@@ -96,11 +96,10 @@ export class ClusterClient {
   }
 
   /** Names of all namespaces. */
-  public async listNamespaces(): Promise<string[]> {
-    const items = await this.paginate('list namespaces', (cont) =>
+  public listNamespaces(): Promise<k8s.V1Namespace[]> {
+    return this.paginate('list namespaces', (cont) =>
       this.core.listNamespace({ limit: this.pageSize, _continue: cont }, this.callOptions()),
     );
-    return items.map((n) => n.metadata?.name ?? '').filter((n) => n !== '');
   }
 
   /** EndpointSlices of one Service. */

@@ -30,7 +30,12 @@ export interface SourceObservationProps {
  * @throws ObservationError when the cluster cannot be listed
  */
 export async function observeSource(client: ClusterClient, props: SourceObservationProps): Promise<SourceSnapshot> {
-  const namespaces = sortedUnique(await client.listNamespaces());
+  const namespaceObjects = await client.listNamespaces();
+  const namespaces = sortedUnique(namespaceObjects.map((n) => n.metadata?.name ?? '').filter((n) => n !== ''));
+  // Namespaces this compiler created (createMissingNamespaces): they stay in the output while a mirror needs them.
+  const managedNamespaces = sortedUnique(
+    namespaceObjects.filter((n) => n.metadata?.labels?.[MANAGED_LABEL] === MANAGED_VALUE).map((n) => n.metadata?.name ?? '').filter((n) => n !== ''),
+  );
   const suffixes = [...props.targetNames, ...(props.aggregateSuffixes ?? [])].map((t) => `-${t}`);
   const range = props.pinnedServiceIPRange !== undefined ? parseIpRange(props.pinnedServiceIPRange) : undefined;
   const foreign: ForeignService[] = [];
@@ -63,5 +68,6 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
     federatedMembers: members.sort(byNamespaceAndName),
     ...(range ? { pinnedRangeServices: inRange.sort(compareBy((s) => s.ip, (s) => s.namespace, (s) => s.name)) } : {}),
     ...(globalMembers.length > 0 ? { globalMembers: globalMembers.sort(byNamespaceAndName) } : {}),
+    ...(managedNamespaces.length > 0 ? { managedNamespaces } : {}),
   };
 }
