@@ -4,6 +4,7 @@
  * Flux sync `dist/` with prune on, so a removal here is a deletion in a live cluster.
  */
 import type { FileTree } from '../emit/render-files.js';
+import { HEADLESS_MIRROR_SVC_NAME_LABEL } from '../contract/linkerd.js';
 import { compareStrings } from '../util/order.js';
 import { SOURCE_SHARE_LIMIT, SOURCE_SHARE_MINIMUM, WHOLE_TARGET_MINIMUM } from './removal-policy.js';
 
@@ -21,20 +22,25 @@ export interface LargeRemoval {
 const CLUSTER_NAME_LINE = /^ {4}mirror\.linkerd\.io\/cluster-name: "?([a-z0-9-]+)"?$/;
 const SERVICE_FILE = /^([^/]+)\/(?:[^/]+\/)?service-[^/]+\.yaml$/;
 
+const PER_POD_LINE = `    ${HEADLESS_MIRROR_SVC_NAME_LABEL}:`;
+
 /**
- * The target a mirror Service came from: its `mirror.linkerd.io/cluster-name` label, read from the
- * file text without parsing every file (the writer puts `metadata.labels` at a two-space indent and
- * its keys at four; cluster names are DNS labels, possibly quoted). Undefined for other Services.
+ * The target an exported service's mirror came from: its `mirror.linkerd.io/cluster-name` label,
+ * read from the file text without parsing every file (the writer puts `metadata.labels` at a
+ * two-space indent and its keys at four; cluster names are DNS labels, possibly quoted). Undefined
+ * for other Services, and for per-pod mirrors: a StatefulSet's pods come and go with its replicas,
+ * so the guard counts exported services, each once.
  */
 export function mirrorTargetOf(text: string): string | undefined {
   const start = text.indexOf('\n  labels:\n');
   if (start < 0) return undefined;
+  let target: string | undefined;
   for (const line of text.slice(start + 11).split('\n')) {
-    if (!line.startsWith('    ')) return undefined;
-    const m = CLUSTER_NAME_LINE.exec(line);
-    if (m) return m[1];
+    if (!line.startsWith('    ')) break;
+    if (line.startsWith(PER_POD_LINE)) return undefined;
+    target ??= CLUSTER_NAME_LINE.exec(line)?.[1];
   }
-  return undefined;
+  return target;
 }
 
 /** Mirror Services per source folder and target: `source → target → paths`. */

@@ -28,6 +28,8 @@ test('GIVEN a mirror Service file WHEN its target is read THEN the label counts,
   assert.equal(mirrorTargetOf(mirror('paris', '    mirror.linkerd.io/cluster-name: evil\n')), 'paris');
   assert.equal(mirrorTargetOf(mirror('"123"')), '123');
   assert.equal(mirrorTargetOf('kind: Service\nmetadata:\n  labels:\n    app: x\n  name: y\n'), undefined);
+  // A per-pod mirror of a StatefulSet counts with its root, not on its own.
+  assert.equal(mirrorTargetOf(mirror('paris').replace('    app: x\n', '    app: x\n    mirror.linkerd.io/headless-mirror-svc-name: kafka-paris\n')), undefined);
 });
 
 test('GIVEN a source with mirrors of two targets WHEN every mirror of one target would go THEN the guard names source and target', () => {
