@@ -17,11 +17,12 @@ export function kubeconfigFileProblem(path: string): string | undefined {
     if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
     return `cannot be read (${code ?? 'unknown error'})`;
   }
+  const kc = new k8s.KubeConfig();
   try {
-    new k8s.KubeConfig().loadFromString(text);
+    kc.loadFromString(text);
   } catch {
     // The parser's message quotes the file, which may hold credentials: say only what is wrong.
     return 'is not a kubeconfig (YAML with clusters, users and contexts)';
   }
-  return undefined;
+  return kc.getContexts().length === 0 ? 'has no contexts (is it a kubeconfig?)' : undefined;
 }
