@@ -48,23 +48,20 @@ function framePath(location: string): string | undefined {
 }
 
 /**
- * `file:line:column` of the first stack frame inside `fleetFile`, else of the first frame in the
- * user's own code (not a dependency, not Node itself, not mirrorc); undefined when the stack has none.
+ * `file:line:column` of the innermost stack frame in the user's own code (the fleet file or a helper
+ * it imports; not a dependency, not Node itself, not mirrorc): where the mistake is. Undefined when
+ * the stack has none.
  */
-export function userCodeLocation(stack: string, fleetFile: string): string | undefined {
-  const fleet = realPath(fleetFile);
-  let fallback: string | undefined;
+export function userCodeLocation(stack: string): string | undefined {
   for (const line of stack.split('\n')) {
     const m = STACK_FRAME.exec(line);
     const path = m ? framePath(m[1]!) : undefined;
     if (!m || !path) continue;
     const real = realPath(path);
-    const where = `${displayPath(real)}:${m[2]}:${m[3]}`;
-    if (real === fleet) return where;
-    const ours = real.startsWith(MIRRORC_SRC + sep) || real.split(sep).includes('node_modules');
-    if (!ours) fallback ??= where;
+    if (real.startsWith(MIRRORC_SRC + sep) || real.split(sep).includes('node_modules')) continue;
+    return `${displayPath(real)}:${m[2]}:${m[3]}`;
   }
-  return fallback;
+  return undefined;
 }
 
 function hintFor(error: Error, phase: FleetCodePhase): string {
@@ -88,7 +85,7 @@ export function fleetCodeErrorMessage(thrown: unknown, fleetFile: string, phase:
     const lines = transform.map((t) => `${displayPath(realPath(t[1]!))}:${t[2]}:${t[3]}: SyntaxError: ${t[4]}`);
     return `${lines.join('\n')}\n  hint: fix the syntax there (npx tsc --noEmit lists every error)`;
   }
-  const where = userCodeLocation(thrown.stack ?? '', fleetFile) ?? file;
+  const where = userCodeLocation(thrown.stack ?? '') ?? file;
   const firstLine = thrown.message.split('\n')[0] ?? '';
   const duplicate = DUPLICATE_ID.exec(firstLine);
   if (duplicate) {

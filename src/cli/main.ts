@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** `mirrorc` command line: `synth|plan|check|observe [options]` (see {@link USAGE}). */
 import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commandLineFailure } from './command-line-failure.js';
 import { ExitCode } from './exit-codes.js';
@@ -30,6 +31,10 @@ async function main(argv: string[]): Promise<number> {
   if (values.quiet && values.verbose) {
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, '--quiet and --verbose exclude each other');
   }
+  const cdk8sOutDir = process.env.CDK8S_OUTDIR;
+  if (cdk8sOutDir && resolve(cdk8sOutDir) === resolve(values.out ?? 'dist')) {
+    process.stderr.write(`warning: cdk8s-cli deleted its output folder ${cdk8sOutDir}/ before running mirrorc, and it is mirrorc's output too; set "output: .cdk8s.out" in cdk8s.yaml\n`);
+  }
   const sources = (values.source ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
   const result = await runSynth({
     fleetFile: values.fleet ?? 'clusters/fleet.ts',
@@ -45,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
   });
   // Run by `cdk8s synth`: its output folder must exist afterwards, and stays empty (see cdk8s.yaml).
-  if (process.env.CDK8S_OUTDIR) mkdirSync(process.env.CDK8S_OUTDIR, { recursive: true });
+  if (cdk8sOutDir) mkdirSync(cdk8sOutDir, { recursive: true });
   return result.exitCode;
 }
 

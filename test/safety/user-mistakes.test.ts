@@ -179,6 +179,38 @@ describe('fleet file mistakes: exit 2, file:line:column, no stack trace, dist/ a
     );
   });
 
+  test('GIVEN a ReferenceError in a helper module the fleet file imports WHEN synth runs THEN the helper\'s file and line are named', async () => {
+    const { repo, old } = repoWithOutput();
+    try {
+      repo.writeFile('clusters/regions.ts', ['export function regions(): string[] {', '  return [primry];', '}', ''].join('\n'));
+      repo.writeFile('clusters/fleet.ts', fleetFile('import { regions } from \'./regions.js\';', 'export default function defineFleet(fleet: Fleet): void {', '  for (const r of regions()) new Cluster(fleet, r);', '}'));
+      const run = await repo.run(['synth', '--offline']);
+      assertRefused(run, repo, old, ExitCode.INVALID_INPUT, /clusters\/regions\.ts:2:11: ReferenceError: primry is not defined/);
+    } finally {
+      repo.remove();
+    }
+  });
+
+  test('GIVEN an explicit export whose cluster is a string WHEN synth runs THEN the export is named and the fix said', async () => {
+    await assertFleetRefused(
+      fleetFile('export default function defineFleet(fleet: Fleet): void {', VALID_BODY, '  new ExplicitExport(fleet, \'web\', { cluster: \'b\' as any, namespace: \'default\', name: \'web\' });', '}'),
+      /explicit export fleet\/web: its cluster \(not a Cluster\) is not defined in this fleet; pass a Cluster created in this fleet/,
+    );
+  });
+
+  test('GIVEN an empty fleet file WHEN synth runs THEN it says what the default export must be', async () => {
+    await assertFleetRefused('', /must have a default export: a function \(fleet: Fleet\) => void/);
+  });
+
+  test('GIVEN a ReferenceError WHEN observe runs THEN observe is refused before any cluster is contacted and the lock is untouched', async () => {
+    const run = await assertFleetRefused(
+      fleetFile('export default function defineFleet(fleet: Fleet): void {', '  new Cluster(fleet, eest);', '}'),
+      /clusters\/fleet\.ts:3:22: ReferenceError: eest is not defined/,
+      ['observe'],
+    );
+    assert.doesNotMatch(run.stderr, /observing/);
+  });
+
   test('GIVEN --fleet naming a file that does not exist WHEN synth runs THEN it says so and how to pass another', async () => {
     const { repo, old } = repoWithOutput();
     try {
