@@ -35,7 +35,7 @@ export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
 options:
   --fleet <file>       fleet definition module (default: clusters/fleet.ts)
   --lock <file>        lock file (default: the fleet file with .lock.json)
-  --out <dir>          output directory (default: $CDK8S_OUTDIR or dist)
+  --out <dir>          output directory (default: dist)
   --offline            compile from the lock alone; contact no cluster
   --strict             fail, writing nothing, if any cluster cannot be observed
   --confirm-removals   allow a large removal of mirrors (see README "Safety"), and accept targets that
@@ -51,4 +51,5 @@ options:
   -h, --help           show this help
 
 exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters,
-            5 check found differences`;
+            5 check found differences, 6 busy (another run holds the run lock),
+            7 removal guard (confirm with --confirm-removals), 8 write failed`;

@@ -14,6 +14,7 @@ import { readTree, recoverInterruptedWrite, writeOutput } from '../emit/write-ou
 import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { LockFileError, readLockFile, renderLockFile } from '../observe/lock-file.js';
+import { kubeconfigFileProblem } from '../observe/kubeconfig-file-problem.js';
 import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
 import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
@@ -22,9 +23,10 @@ import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-t
 import { ExitCode } from './exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from './load-fleet.js';
 import { observationProgressPrinter } from './progress.js';
-import { buildRunReport, writeReportFile, type RunFacts, type RunReport } from './report.js';
+import { buildRunReport, writeReportOrLog, type RunFacts, type RunReport } from './report.js';
 import { runLog, type Verbosity } from './run-log.js';
 import { mergeShardTree, shardProblem } from './shard.js';
+import { unexpectedFailure } from './unexpected-failure.js';
 import { summaryLines } from './summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree, emitDelivery } from './synth-delivery.js';
@@ -86,8 +88,19 @@ export interface SynthResult {
   readonly report: RunReport;
 }
 
-/** Runs synth; never throws for user mistakes, returning an exit code and a message instead. */
+/**
+ * Runs synth; never throws for user mistakes, returning an exit code and a message instead. An
+ * unexpected exception (a bug) ends in exit 1 with its stack on the log, and the report is still written.
+ */
 export async function runSynth(options: SynthOptions): Promise<SynthResult> {
+  try {
+    return await runSynthSteps(options);
+  } catch (e) {
+    return unexpectedFailure(options, e);
+  }
+}
+
+async function runSynthSteps(options: SynthOptions): Promise<SynthResult> {
   const log = runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal');
   const now = options.now ?? (() => new Date());
   const mode = options.mode ?? 'write';
@@ -101,19 +114,21 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     if (error !== undefined) log.always(`error: ${error}`);
     const report = buildRunReport({ ...facts, exitCode, ...(error !== undefined ? { error } : {}) });
     if (exitCode !== ExitCode.INVALID_INPUT || facts.spec) for (const line of summaryLines(report)) log.info(line);
-    if (options.reportFile) writeReportFile(options.reportFile, report);
+    if (options.reportFile && !writeReportOrLog(options.reportFile, report, log) && exitCode === ExitCode.OK) exitCode = ExitCode.WRITE_FAILED;
     return { exitCode, changes: facts.changes, warnings: facts.warnings, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
   const outDir = options.outDir ?? 'dist';
   const lockFile = options.lockFile ?? (options.fleetFile ? options.fleetFile.replace(/\.[cm]?[tj]s$/, '') + '.lock.json' : undefined);
   if (!lockFile) return finish(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
+  const kubeconfigProblem = options.kubeconfig !== undefined ? kubeconfigFileProblem(options.kubeconfig) : undefined;
+  if (kubeconfigProblem) return finish(ExitCode.INVALID_INPUT, `--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
 
   // Model: load and validate before any network call.
   let spec: FleetSpec;
   let previous: FleetSnapshot;
   try {
     const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
-    spec = buildFleet(define).fleet.toSpec();
+    spec = buildFleet(define, options.fleetFile).fleet.toSpec();
     const problem = missingLockProblem(lockFile, outDir, options.newFleet ?? false);
     if (problem) return finish(ExitCode.INVALID_INPUT, problem);
     previous = readLockFile(lockFile);

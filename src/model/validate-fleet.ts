@@ -13,7 +13,8 @@ const NAMESPACE_PATTERN = /^[a-z0-9*]([-a-z0-9*]*[a-z0-9*])?$/;
 
 /** Why `name` is not a DNS label (RFC 1123, at most 63 characters), or undefined. */
 export function dnsLabelProblem(name: string): string | undefined {
-  if (typeof name !== 'string' || name.length === 0) return 'is empty';
+  if (typeof name !== 'string') return `is not a string (got ${typeof name} ${String(name)})`;
+  if (name.length === 0) return 'is empty';
   if (name.length > 63) return `"${name}" is ${name.length} characters long; at most 63 are allowed`;
   if (!DNS_LABEL.test(name)) return `"${name}" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit)`;
   return undefined;
@@ -23,6 +24,16 @@ function describe(construct: Cluster | Link | ExplicitExport, kind: string): str
   return `${kind} ${construct.node.path}`;
 }
 
+/** The construct's spec, or undefined with a problem recorded when its props have the wrong types (the fleet file runs without type checks). */
+function specOrProblem<T>(construct: { toSpec(): T }, where: string, problems: string[]): T | undefined {
+  try {
+    return construct.toSpec();
+  } catch (e) {
+    problems.push(`${where}: its properties have the wrong types (${e instanceof Error ? e.message : String(e)}); npx tsc --noEmit shows where`);
+    return undefined;
+  }
+}
+
 /** Every problem of the fleet definition, in plain words; empty when it is valid. */
 export function fleetProblems(clusters: readonly Cluster[], links: readonly Link[], exports: readonly ExplicitExport[]): string[] {
   const problems: string[] = [];
@@ -30,7 +41,8 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
 
   for (const cluster of clusters) {
     const where = describe(cluster, 'cluster');
-    const spec = cluster.toSpec();
+    const spec = specOrProblem(cluster, where, problems);
+    if (!spec) continue;
     const nameProblem = dnsLabelProblem(spec.name);
     if (nameProblem) problems.push(`${where}: the cluster name ${nameProblem}; it becomes the mirror-name suffix and the dist/ folder name`);
     if (spec.name === FEDERATED_NAME_SUFFIX) {
@@ -78,7 +90,8 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       problems.push(`${where}: a cluster cannot link to itself ("${source.name}"); its own services need no mirror`);
       continue;
     }
-    const spec = link.toSpec();
+    const spec = specOrProblem(link, where, problems);
+    if (!spec) continue;
     const key = `${spec.source}<-${spec.target}`;
     const dup = seenLinks.get(key);
     if (dup) problems.push(`${where}: "${spec.source}" already links to "${spec.target}" in ${dup.node.path}; keep one link per source and target`);
@@ -114,7 +127,8 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
   const seenExports = new Map<string, ExplicitExport>();
   for (const exp of exports) {
     const where = describe(exp, 'explicit export');
-    const spec = exp.toSpec();
+    const spec = specOrProblem(exp, where, problems);
+    if (!spec) continue;
     if (!knownCluster(exp.cluster as unknown)) {
       const what = Cluster.isCluster(exp.cluster) ? `cluster "${exp.cluster.name}" (${exp.cluster.node.path})` : 'cluster (not a Cluster)';
       problems.push(`${where}: its ${what} is not defined in this fleet; pass a Cluster created in this fleet`);
