@@ -1,9 +1,8 @@
 /**
- * Which remote labels and annotations a mirror carries (contract §2.1), minus the link's
- * exclusions and GitOps tracking keys.
+ * Which remote labels and annotations a mirror carries: what the metadata policy
+ * (src/contract/metadata-policy.ts) allows, within the link's allow-list, minus the link's exclusions.
  */
-import { isTrackingAnnotation, isTrackingLabel } from '../contract/gitops.js';
-import { NEVER_COPIED_ANNOTATIONS, OPAQUE_PORTS_ANNOTATION, SVC_MIRROR_PREFIX } from '../contract/linkerd.js';
+import { allowEntryMatches, copyRule, type MetadataKind } from '../contract/metadata-policy.js';
 import type { LinkSpec } from '../model/fleet-spec.js';
 
 /**
@@ -14,26 +13,38 @@ export function isExcluded(key: string, exclusions: readonly string[]): boolean 
   return exclusions.some((entry) => (entry.endsWith('/*') ? key.startsWith(entry.slice(0, -2)) : key === entry));
 }
 
-/** Remote labels that a mirror copies. */
-export function copiedLabels(remote: Readonly<Record<string, string>>, link: Pick<LinkSpec, 'excludedLabels'>): Record<string, string> {
+/** The keys of `remote` that the policy, the allow-list (absent: everything) and the exclusions let through. */
+function copied(
+  remote: Readonly<Record<string, string>>,
+  kind: MetadataKind,
+  allowed: readonly string[] | undefined,
+  excluded: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(remote)) {
-    if (key.startsWith(SVC_MIRROR_PREFIX)) continue;
-    if (isTrackingLabel(key) || isExcluded(key, link.excludedLabels)) continue;
+    const rule = copyRule(key, kind);
+    if (rule === 'never') continue;
+    if (rule === 'allowed') {
+      if (allowed !== undefined && !allowed.some((entry) => allowEntryMatches(entry, key))) continue;
+      if (isExcluded(key, excluded)) continue;
+    }
     out[key] = value;
   }
   return out;
 }
 
-/** Remote annotations that a mirror copies; opaque ports survive an exclusion, as in Linkerd. */
-export function copiedAnnotations(remote: Readonly<Record<string, string>>, link: Pick<LinkSpec, 'excludedAnnotations'>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(remote)) {
-    if (NEVER_COPIED_ANNOTATIONS.includes(key) || isTrackingAnnotation(key)) continue;
-    if (isExcluded(key, link.excludedAnnotations)) continue;
-    out[key] = value;
-  }
-  const opaque = remote[OPAQUE_PORTS_ANNOTATION];
-  if (opaque !== undefined) out[OPAQUE_PORTS_ANNOTATION] = opaque;
-  return out;
+/** Remote labels that a mirror copies. */
+export function copiedLabels(
+  remote: Readonly<Record<string, string>>,
+  link: Pick<LinkSpec, 'excludedLabels' | 'allowedLabels'>,
+): Record<string, string> {
+  return copied(remote, 'label', link.allowedLabels, link.excludedLabels);
+}
+
+/** Remote annotations that a mirror copies; opaque ports survive an exclusion or allow-list, as in Linkerd. */
+export function copiedAnnotations(
+  remote: Readonly<Record<string, string>>,
+  link: Pick<LinkSpec, 'excludedAnnotations' | 'allowedAnnotations'>,
+): Record<string, string> {
+  return copied(remote, 'annotation', link.allowedAnnotations, link.excludedAnnotations);
 }
