@@ -5,6 +5,7 @@
  */
 import type { Chart } from 'cdk8s';
 import YAML from 'yaml';
+import { CompileError } from '../compile/diagnostics.js';
 import { compareStrings } from '../util/order.js';
 
 /** Relative path (with `/`) → file content, for one output tree. */
@@ -17,31 +18,97 @@ const GO_INT = /^[-+]?(0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*)
 const GO_FLOAT = /^[-+]?([0-9][0-9_]*)?\.?[0-9_]*([eE][-+]?[0-9]+)?$/;
 
 /**
- * Whether a plain scalar `value` could be read back as something other than this string by some
- * YAML reader: YAML 1.1 (Kubernetes' go-yaml heritage) or 1.2 (go-yaml v3 reads `0o12` as 10).
+ * The plain-scalar patterns of YAML 1.1 (Kubernetes' go-yaml heritage) and 1.2 (go-yaml v3 reads
+ * `0o12` as 10), as the yaml library resolves them: a plain scalar matching one is read as a null,
+ * bool, int, float or timestamp.
  */
-function isAmbiguousPlain(value: string): boolean {
-  // Go's readers parse numbers with strconv (base prefixes 0b/0o/0x in any case, signs, '_'),
-  // which accepts more than either YAML schema.
-  if (GO_INT.test(value) || GO_FLOAT.test(value)) return true;
-  // A flow collection is never read as this string; checking first also keeps YAML.parse from warning about `{{...}}` keys.
-  if (value.startsWith('{') || value.startsWith('[')) return true;
-  for (const version of ['1.1', '1.2'] as const) {
-    try {
-      if (YAML.parse(value, { version }) !== value) return true;
-    } catch {
-      return true;
-    }
+const YAML_TYPE_PATTERNS: readonly RegExp[] = (['1.1', '1.2'] as const).flatMap((version) =>
+  new YAML.Document(null, { version }).schema.tags.flatMap((tag) => ('test' in tag && tag.default === true && tag.test ? [tag.test] : [])),
+);
+
+/**
+ * Plain scalars that would not be read back as one string: a leading space, flow or other indicator;
+ * a leading `-`, `?` or `:` block indicator; a document marker; `: ` (a mapping), ` #` (a comment),
+ * a trailing space or colon. Only for one-line text without control characters (see GO_EXACT_NEEDED).
+ */
+const PLAIN_STRUCTURE = /^[ ,[\]{}#&*!|>'"%@`]|^[-?:](?: |$)|^(?:---|\.\.\.)(?: |$)|: | #|[ :]$/;
+
+/**
+ * Characters that the yaml library would write raw or in escapes that Go's YAML readers (sigs.k8s.io/yaml,
+ * go-yaml v2 and v3, kustomize's kyaml) do not read back as written: control characters (C0, DEL, C1; NEL,
+ * U+2028 and U+2029 are line breaks to go-yaml, the others are refused), the BOM and the non-characters
+ * U+FFFE/U+FFFF, and unpaired surrogates. A string holding one is written by {@link goDoubleQuoted}.
+ */
+const GO_EXACT_NEEDED = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\u{d800}-\u{dfff}]/u;
+
+/** Escapes go-yaml reads in double-quoted scalars, for the characters that get a named one. */
+const NAMED_ESCAPES: Readonly<Record<string, string>> = {
+  '\0': '\\0', '\x07': '\\a', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\v': '\\v', '\f': '\\f', '\r': '\\r',
+  '\x1b': '\\e', '"': '\\"', '\\': '\\\\', '\x85': '\\N', '\u2028': '\\L', '\u2029': '\\P',
+};
+
+/** A string that cannot be written so that Go's YAML readers (and hence the Kubernetes API) get it back. */
+export class UnwritableStringError extends Error {
+  constructor(public readonly value: string, public readonly detail: string) {
+    super(detail);
+    this.name = 'UnwritableStringError';
   }
-  return false;
 }
 
-/** YAML text for `value`, double-quoting every string that a reader could take for a number, bool or null. */
+/**
+ * `value` as a one-line double-quoted scalar that go-yaml v2 and v3 read back exactly: every
+ * control character, NEL, U+2028/U+2029, the BOM and U+FFFE/U+FFFF escaped, everything else as is.
+ * Unpaired surrogates have no such form (go-yaml refuses `\\uD800`, UTF-8 cannot hold them): they throw.
+ */
+export function goDoubleQuoted(value: string): string {
+  let out = '"';
+  for (const ch of value) {
+    const code = ch.codePointAt(0)!;
+    const named = NAMED_ESCAPES[ch];
+    if (named !== undefined) out += named;
+    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (code === 0xfeff || code === 0xfffe || code === 0xffff) out += `\\u${code.toString(16)}`;
+    else if (code >= 0xd800 && code <= 0xdfff) {
+      throw new UnwritableStringError(value, `holds an unpaired UTF-16 surrogate (U+${code.toString(16).toUpperCase()}), which neither YAML nor the Kubernetes API can carry`);
+    } else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** Scalar format that selects {@link GO_EXACT_STRING}. */
+const GO_EXACT_FORMAT = 'go-exact';
+
+/** The string tag again, writing the scalars the visitor marks with {@link GO_EXACT_FORMAT} through {@link goDoubleQuoted}. */
+const GO_EXACT_STRING = {
+  tag: 'tag:yaml.org,2002:str',
+  default: true,
+  format: GO_EXACT_FORMAT,
+  identify: (value: unknown): boolean => typeof value === 'string',
+  resolve: (value: string): string => value,
+  stringify: (item: { value: unknown }): string => goDoubleQuoted(String(item.value)),
+};
+
+/**
+ * Whether the plain scalar `value` (one line, no control characters) could be read back as something
+ * other than this string by some YAML reader: YAML 1.1 or 1.2, or Go's readers, which parse numbers with
+ * strconv (base prefixes 0b/0o/0x in any case, signs, '_') and accept more than either schema.
+ */
+export function isAmbiguousPlain(value: string): boolean {
+  return GO_INT.test(value) || GO_FLOAT.test(value) || PLAIN_STRUCTURE.test(value) || YAML_TYPE_PATTERNS.some((p) => p.test(value));
+}
+
+/**
+ * YAML text for `value`: strings that a reader could take for a number, bool, null or structure are
+ * double-quoted, and strings holding characters that Go's readers would not read back are written
+ * in escaped one-line double quotes (see {@link goDoubleQuoted}).
+ */
 export function stringifyYaml(value: unknown): string {
-  const doc = new YAML.Document(value, { version: '1.1', aliasDuplicateObjects: false });
+  const doc = new YAML.Document(value, { version: '1.1', aliasDuplicateObjects: false, customTags: [GO_EXACT_STRING] });
   YAML.visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && isAmbiguousPlain(node.value)) node.type = 'QUOTE_DOUBLE';
+      if (typeof node.value !== 'string') return;
+      if (GO_EXACT_NEEDED.test(node.value)) node.format = GO_EXACT_FORMAT;
+      else if (isAmbiguousPlain(node.value)) node.type = 'QUOTE_DOUBLE';
     },
   });
   return doc.toString({ lineWidth: 0 });
@@ -50,6 +117,19 @@ export function stringifyYaml(value: unknown): string {
 /** The YAML text of one object, as written. */
 export function renderObjectYaml(object: unknown): string {
   return GENERATED_HEADER + stringifyYaml(object);
+}
+
+/** {@link renderObjectYaml}, turning a string that cannot be written into a compile error naming the file. */
+function renderWritable(where: string, object: unknown): string {
+  try {
+    return renderObjectYaml(object);
+  } catch (e) {
+    if (!(e instanceof UnwritableStringError)) throw e;
+    const shown = JSON.stringify(e.value.length > 80 ? `${e.value.slice(0, 80)}...` : e.value);
+    throw new CompileError([
+      `${where}: the string ${shown} ${e.detail}. No Kubernetes API server returns such a string, so it comes from an edited lock file: fix or remove it there, or run synth online to observe the cluster again`,
+    ]);
+  }
 }
 
 /** Where an object is written inside its cluster folder. */
@@ -70,7 +150,7 @@ export function renderClusterFiles(charts: readonly Chart[]): FileTree {
     for (const object of chart.toJson()) {
       const path = objectPath(object);
       if (files.has(path)) throw new Error(`internal error: two objects would be written to ${chart.node.id}/${path}`);
-      files.set(path, renderObjectYaml(object));
+      files.set(path, renderWritable(`${chart.node.id}/${path}`, object));
     }
   }
   const resources = [...files.keys()].sort(compareStrings);
