@@ -27,19 +27,22 @@ const YAML_TYPE_PATTERNS: readonly RegExp[] = (['1.1', '1.2'] as const).flatMap(
 );
 
 /**
- * Plain scalars that would not be read back as one string: a leading space, flow or other indicator;
- * a leading `-`, `?` or `:` block indicator; a document marker; `: ` (a mapping), ` #` (a comment),
- * a trailing space or colon. Only for one-line text without control characters (see GO_EXACT_NEEDED).
+ * Plain scalars that would not be read back as one string: a leading blank (space or tab), flow or other
+ * indicator; a leading `-`, `?` or `:` block indicator; a document marker; `: ` (a mapping), ` #` (a
+ * comment), a trailing blank or colon; a line break (folded into a space). The yaml library itself quotes
+ * strings with other control characters.
  */
-const PLAIN_STRUCTURE = /^[ ,[\]{}#&*!|>'"%@`]|^[-?:](?: |$)|^(?:---|\.\.\.)(?: |$)|: | #|[ :]$/;
+const PLAIN_STRUCTURE = /^[ \t,[\]{}#&*!|>'"%@`]|^[-?:](?:[ \t]|$)|^(?:---|\.\.\.)(?:[ \t]|$)|:[ \t]|[ \t]#|[ \t:]$|\n/;
 
 /**
- * Characters that the yaml library would write raw or in escapes that Go's YAML readers (sigs.k8s.io/yaml,
- * go-yaml v2 and v3, kustomize's kyaml) do not read back as written: control characters (C0, DEL, C1; NEL,
- * U+2028 and U+2029 are line breaks to go-yaml, the others are refused), the BOM and the non-characters
- * U+FFFE/U+FFFF, and unpaired surrogates. A string holding one is written by {@link goDoubleQuoted}.
+ * Strings that the yaml library would write in a form Go's YAML readers (sigs.k8s.io/yaml, go-yaml v2
+ * and v3, kustomize's kyaml) do not read back as written: holding DEL or a C1 control character (written
+ * raw: go-yaml refuses them, and reads NEL as a line break), U+2028 or U+2029 (line breaks to go-yaml),
+ * the BOM, the non-characters U+FFFE/U+FFFF (refused) or an unpaired surrogate; or a line holding only a
+ * space (`\n \n`, which the library's line folding of long double-quoted strings corrupts). These are
+ * written by {@link goDoubleQuoted}; other control characters the library escapes correctly.
  */
-const GO_EXACT_NEEDED = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\u{d800}-\u{dfff}]/u;
+const GO_EXACT_NEEDED = /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\u{d800}-\u{dfff}]|\n \n/u;
 
 /** Escapes go-yaml reads in double-quoted scalars, for the characters that get a named one. */
 const NAMED_ESCAPES: Readonly<Record<string, string>> = {
