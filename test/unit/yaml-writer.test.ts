@@ -84,14 +84,14 @@ describe('the quoting predicate equals the old one (YAML.parse under 1.1 and 1.2
     for (const s of AMBIGUOUS_SCALARS) assert.equal(isAmbiguousPlain(s), referenceIsAmbiguousPlain(s), JSON.stringify(s));
   });
 
-  test('on 50,000 pseudo-random strings (fixed seed) over a hostile alphabet', () => {
+  test('on 20,000 pseudo-random strings (fixed seed) over a hostile alphabet', () => {
     let seed = 9;
     const next = (k: number): number => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
       return seed % k;
     };
     const alphabet = [...' -?:,[]{}#&*!|>\'"%@`.0123456789abexonyYNTF_+~<=/\\', '\u00a0', '\u3000', 'é', '😀'];
-    for (let i = 0; i < 50_000; i++) {
+    for (let i = 0; i < 20_000; i++) {
       let s = '';
       for (let j = 1 + next(12); j > 0; j--) s += alphabet[next(alphabet.length)];
       assert.equal(isAmbiguousPlain(s), referenceIsAmbiguousPlain(s), JSON.stringify(s));
@@ -235,7 +235,7 @@ describe('Go-exact strings', () => {
   });
 
   test('on every string of up to three characters with blanks, line breaks and controls, the writer equals the old one but for Go-exact strings', () => {
-    const alphabet = [...' \t\n\r\x01-?:,[{#&!|>\'"%.01aexny~\\'];
+    const alphabet = [...' \t\n\r\x01-?:{#!\'".0a\\'];
     const check = (s: string): void => assertOnlyExactDifference({ k: s, [s]: 1 }, JSON.stringify(s));
     for (const a of alphabet) {
       check(a);
