@@ -1,8 +1,9 @@
 /**
  * Which remote labels and annotations a mirror carries: what the metadata policy
- * (src/contract/metadata-policy.ts) allows, within the link's allow-list, minus the link's exclusions.
+ * (src/contract/metadata-policy.ts) allows, within the link's allow-list, minus the link's exclusions,
+ * minus keys and values that kustomize cannot carry.
  */
-import { allowEntryMatches, copyRule, type MetadataKind } from '../contract/metadata-policy.js';
+import { allowEntryMatches, copyRule, KUSTOMIZE_UNSAFE, type MetadataKind } from '../contract/metadata-policy.js';
 import type { LinkSpec } from '../model/fleet-spec.js';
 
 /**
@@ -13,7 +14,15 @@ export function isExcluded(key: string, exclusions: readonly string[]): boolean 
   return exclusions.some((entry) => (entry.endsWith('/*') ? key.startsWith(entry.slice(0, -2)) : key === entry));
 }
 
-/** The keys of `remote` that the policy, the allow-list (absent: everything) and the exclusions let through. */
+/** Whether the policy, the allow-list (absent: everything) and the exclusions let `key` through. */
+function selected(key: string, kind: MetadataKind, allowed: readonly string[] | undefined, excluded: readonly string[]): boolean {
+  const rule = copyRule(key, kind);
+  if (rule === 'never') return false;
+  if (rule === 'always') return true;
+  if (allowed !== undefined && !allowed.some((entry) => allowEntryMatches(entry, key))) return false;
+  return !isExcluded(key, excluded);
+}
+
 function copied(
   remote: Readonly<Record<string, string>>,
   kind: MetadataKind,
@@ -22,13 +31,7 @@ function copied(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(remote)) {
-    const rule = copyRule(key, kind);
-    if (rule === 'never') continue;
-    if (rule === 'allowed') {
-      if (allowed !== undefined && !allowed.some((entry) => allowEntryMatches(entry, key))) continue;
-      if (isExcluded(key, excluded)) continue;
-    }
-    out[key] = value;
+    if (selected(key, kind, allowed, excluded) && !KUSTOMIZE_UNSAFE.test(key) && !KUSTOMIZE_UNSAFE.test(value)) out[key] = value;
   }
   return out;
 }
@@ -47,4 +50,31 @@ export function copiedAnnotations(
   link: Pick<LinkSpec, 'excludedAnnotations' | 'allowedAnnotations'>,
 ): Record<string, string> {
   return copied(remote, 'annotation', link.allowedAnnotations, link.excludedAnnotations);
+}
+
+/** A selected label or annotation left out because its key or value holds characters kustomize cannot carry. */
+export interface UndeliverableKey {
+  readonly kind: MetadataKind;
+  readonly key: string;
+  /** The key and value, for messages. */
+  readonly text: string;
+}
+
+/** The labels and annotations of a remote service that would be copied but for kustomize-unsafe characters. */
+export function undeliverableMetadata(
+  remote: { readonly labels: Readonly<Record<string, string>>; readonly annotations: Readonly<Record<string, string>> },
+  link: Pick<LinkSpec, 'excludedLabels' | 'allowedLabels' | 'excludedAnnotations' | 'allowedAnnotations'>,
+): UndeliverableKey[] {
+  const found: UndeliverableKey[] = [];
+  const lists = [
+    ['label', remote.labels, link.allowedLabels, link.excludedLabels],
+    ['annotation', remote.annotations, link.allowedAnnotations, link.excludedAnnotations],
+  ] as const;
+  for (const [kind, record, allowed, excluded] of lists) {
+    for (const [key, value] of Object.entries(record)) {
+      if (!selected(key, kind, allowed, excluded)) continue;
+      if (KUSTOMIZE_UNSAFE.test(key) || KUSTOMIZE_UNSAFE.test(value)) found.push({ kind, key, text: key + value });
+    }
+  }
+  return found;
 }

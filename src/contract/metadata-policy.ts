@@ -213,3 +213,18 @@ export function forbiddenFamilyOfEntry(entry: string, kind: MetadataKind): KeyFa
   const family = entry.endsWith('/*') ? prefixFamily(entry.slice(0, -2), kind) : keyFamily(entry, kind);
   return family?.rule === 'never' ? family : undefined;
 }
+
+/**
+ * Characters that kustomize cannot carry through its YAML round trip (its go-yaml v3 emitter writes them
+ * raw): NEL, U+2028 and U+2029 come out as spaces; DEL, the other C1 controls, U+FFFE and U+FFFF make the
+ * build fail. Argo CD, Flux and `kubectl apply -k` all build `dist/<cluster>/` with kustomize, so a label
+ * or annotation whose key or value holds one is never copied (compile warns, naming it).
+ */
+export const KUSTOMIZE_UNSAFE = /[\x7f-\x9f\u2028\u2029\ufffe\uffff]/;
+
+/** `U+0085, U+2028`: the kustomize-unsafe characters of `text`, for messages. */
+export function kustomizeUnsafeCharacters(text: string): string {
+  const found = new Set<string>();
+  for (const ch of text) if (KUSTOMIZE_UNSAFE.test(ch)) found.add(`U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+  return [...found].join(', ');
+}

@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { App } from 'cdk8s';
-import { copiedAnnotations, copiedLabels } from '../../src/compile/copy-metadata.js';
+import { copiedAnnotations, copiedLabels, undeliverableMetadata } from '../../src/compile/copy-metadata.js';
 import { copyRule, forbiddenFamilyOfEntry, keyFamily, METADATA_POLICY } from '../../src/contract/metadata-policy.js';
 import { Cluster, Fleet, FleetDefinitionError, Link, type LinkProps } from '../../src/model/index.js';
+import { compileObjects, service, snapshot, source, spec, target } from '../fixtures/snapshots.js';
 
 const NO_LIST = { excludedLabels: [], excludedAnnotations: [] } as const;
 
@@ -208,6 +209,43 @@ describe('allow-list validation', () => {
       'link fleet/l: allowedLabels entry "Bad Key" is not a key or a "prefix/*" pattern',
       'link fleet/l: allowedLabels entry "*" is not a key or a "prefix/*" pattern',
       'link fleet/l: allowedLabels entry "x/*/y" is not a key or a "prefix/*" pattern',
+    ]);
+  });
+});
+
+describe('values kustomize cannot carry', () => {
+  const UNSAFE = ['a\u0085b', 'x\u2028y', 'x\u2029y', 'del\u007f', 'c1\u0080', '\u009f', 'nc\ufffe', 'nc\uffff'];
+  const SAFE = ['\ufeffbom', 'tab\t', 'cr\r\n', 'nul\u0000', 'esc\u001b', 'multi\nline', 'é 😀 \u00a0'];
+
+  test('a key or value holding NEL, U+2028/9, DEL, a C1 control or U+FFFE/F is not copied; other control characters are', () => {
+    // GIVEN annotations with unsafe and safe values, and an unsafe key
+    const remote: Record<string, string> = { 'bad\u0085key': 'v' };
+    UNSAFE.forEach((v, i) => (remote[`unsafe-${i}`] = v));
+    SAFE.forEach((v, i) => (remote[`safe-${i}`] = v));
+    // WHEN copied / THEN exactly the safe ones arrive, unchanged
+    assert.deepEqual(copiedAnnotations(remote, NO_LIST), Object.fromEntries(SAFE.map((v, i) => [`safe-${i}`, v])));
+    // AND each unsafe one is reported, with its kind
+    assert.deepEqual(
+      undeliverableMetadata({ labels: {}, annotations: remote }, NO_LIST).map((u) => `${u.kind} ${u.key}`),
+      ['annotation bad\u0085key', ...UNSAFE.map((_v, i) => `annotation unsafe-${i}`)],
+    );
+  });
+
+  test('only keys that would be copied are reported (forbidden, excluded or unlisted keys are not)', () => {
+    const remote = { 'helm.sh/hook': 'a\u0085', excluded: 'a\u0085', unlisted: 'a\u0085', listed: 'a\u0085' };
+    const link = { excludedLabels: [], excludedAnnotations: ['excluded'], allowedAnnotations: ['listed', 'excluded'] };
+    assert.deepEqual(undeliverableMetadata({ labels: {}, annotations: remote }, link).map((u) => u.key), ['listed']);
+  });
+
+  test('compile warns once per left-out key, naming the source, the service, the characters and what to do', () => {
+    const fleet = spec((f) => new Link(f, 'l', { source: new Cluster(f, 'london'), target: new Cluster(f, 'paris') }));
+    const web = service('default', 'web', { annotations: { note: 'a\u0085b\u2028c', keep: 'yes' } });
+    const { objects, result } = compileObjects(fleet, snapshot({ paris: target([web]) }, { london: source() }));
+    assert.equal(objects.get('london/Service/default/web-paris').metadata.annotations.note, undefined);
+    assert.equal(objects.get('london/Service/default/web-paris').metadata.annotations.keep, 'yes');
+    assert.deepEqual(result.warnings.filter((w) => w.includes('is not copied')), [
+      'london: paris/default/web: the annotation "note" is not copied to the mirror: it holds U+0085, U+2028, which kustomize (and so Argo CD, Flux and kubectl apply -k) ' +
+        'turns into spaces (U+0085, U+2028, U+2029) or cannot build at all (DEL, C1 controls, U+FFFE, U+FFFF); change the value on paris, or exclude the key on the link to silence this',
     ]);
   });
 });
