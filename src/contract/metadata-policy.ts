@@ -9,6 +9,7 @@
  * The first family that matches a key decides; a key no family matches is copied.
  */
 import { OPAQUE_PORTS_ANNOTATION, SVC_MIRROR_PREFIX } from './linkerd.js';
+import { COMPILER_NAME } from './mirrorc.js';
 
 /** Labels or annotations. */
 export type MetadataKind = 'label' | 'annotation';
@@ -46,6 +47,12 @@ export const METADATA_POLICY: readonly KeyFamily[] = [
     kinds: BOTH,
     rule: 'never',
     reason: 'Linkerd\'s mirror keys: the source\'s service mirror, destination controller and proxies read them (cluster name, remote fq-name, gateway identity); mirrorc writes the ones each mode needs',
+  },
+  {
+    patterns: [`${COMPILER_NAME}/*`, `*.${COMPILER_NAME}/*`],
+    kinds: BOTH,
+    rule: 'never',
+    reason: 'mirrorc\'s own keys: observation and compile read them (managed, global, global-service), so only mirrorc writes them; a target\'s mirrorc.io/global still opts its service in, without being copied',
   },
   {
     patterns: ['multicluster.linkerd.io/*'],
