@@ -149,6 +149,7 @@ const EXACT_ANNOTATIONS: Readonly<Record<string, string>> = {
   'exact.example.com/hex': '0x1F',
   'exact.example.com/exp': '1e3',
   'exact.example.com/underscore': '1_000',
+  'exact.example.com/underscore-float': '5E49_',
   'exact.example.com/leading-zero': '012',
   'exact.example.com/inf': '.inf',
   'exact.example.com/timestamp': '2001-12-14t21:59:43.10-05:00',
@@ -173,7 +174,7 @@ const EXACT_ANNOTATIONS: Readonly<Record<string, string>> = {
 
 /** YAML-ambiguous label keys and values (valid for the API server). */
 const AMBIGUOUS_LABELS: Readonly<Record<string, string>> = {
-  yes: 'y', on: 'n', null: 'true', true: 'NULL', '1e3': '0x1F', '012': '1_000', '0x1F': '012', off: '2001-12-14', y: '0o12', n: '1e3', 'ambiguous.example.com/empty': '',
+  yes: 'y', on: 'n', null: 'true', true: 'NULL', '1e3': '0x1F', '012': '1_000', '0x1F': '012', off: '2001-12-14', y: '0o12', n: '1e3', 'ambiguous.example.com/empty': '', 'ambiguous.example.com/underscore-hex': '0_x1F', 'ambiguous.example.com/underscore-int': '1_2_3',
 };
 
 describe('safety: the metadata policy and exact values against real API servers', () => {

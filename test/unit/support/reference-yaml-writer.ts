@@ -22,12 +22,12 @@ export function referenceIsAmbiguousPlain(value: string): boolean {
   return false;
 }
 
-/** The old writer. */
-export function referenceStringifyYaml(value: unknown): string {
+/** The old writer; `alsoQuote` (not in the old writer) double-quotes more strings, to state an intended difference. */
+export function referenceStringifyYaml(value: unknown, alsoQuote: (s: string) => boolean = () => false): string {
   const doc = new YAML.Document(value, { version: '1.1', aliasDuplicateObjects: false });
   YAML.visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && referenceIsAmbiguousPlain(node.value)) node.type = 'QUOTE_DOUBLE';
+      if (typeof node.value === 'string' && (referenceIsAmbiguousPlain(node.value) || alsoQuote(node.value))) node.type = 'QUOTE_DOUBLE';
     },
   });
   return doc.toString({ lineWidth: 0 });
