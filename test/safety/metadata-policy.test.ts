@@ -55,6 +55,12 @@ const FAMILIES: readonly FamilyCase[] = [
     annotations: { 'mirror.linkerd.io/remote-svc-fq-name': 'evil.shop.svc.cluster.local', 'mirror.linkerd.io/remote-gateway-identity': 'evil.identity' },
   },
   {
+    family: 'mirrorc.io/* (mirrorc\'s own keys: managed, global-service)',
+    service: 'fam-mirrorc',
+    labels: { 'mirrorc.io/managed': 'false', 'mirrorc.io/global-service': 'evil-global', 'mirrorc.io/global-cluster': 'evil' },
+    annotations: { 'mirrorc.io/note': 'x', 'team.mirrorc.io/owner': 'y' },
+  },
+  {
     family: 'linkerd.io/* and *.linkerd.io/* (Linkerd\'s own bookkeeping)',
     service: 'fam-linkerd',
     labels: { 'linkerd.io/control-plane-ns': 'linkerd', 'linkerd.io/extension': 'viz' },
@@ -263,7 +269,7 @@ describe('safety: the metadata policy and exact values against real API servers'
     for (const [k, v] of Object.entries(hostile)) {
       assert.notEqual(object.metadata.labels?.[k], v, `${where}: label ${k}`);
       assert.notEqual(object.metadata.annotations?.[k], v, `${where}: annotation ${k}`);
-      if (!k.startsWith('mirror.linkerd.io') && !['endpointslice.kubernetes.io/managed-by', 'endpointslice.kubernetes.io/skip-mirror', 'kubernetes.io/service-name'].includes(k)) {
+      if (!k.startsWith('mirror.linkerd.io') && !['mirrorc.io/managed', 'endpointslice.kubernetes.io/managed-by', 'endpointslice.kubernetes.io/skip-mirror', 'kubernetes.io/service-name'].includes(k)) {
         assert.equal(object.metadata.labels?.[k], undefined, `${where}: label ${k}`);
         assert.equal(object.metadata.annotations?.[k], undefined, `${where}: annotation ${k}`);
       }
