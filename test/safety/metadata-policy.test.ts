@@ -14,7 +14,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import YAML from 'yaml';
-import { stringifyYaml } from '../../src/emit/render-files.js';
+import { stringifyYaml } from '../../src/emit/yaml-writer.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { installGateway, ensureNamespace, applyStatefulService } from '../integration/support.js';

@@ -1,5 +1,5 @@
 /**
- * The YAML writer (src/emit/render-files.ts): its regex quoting predicate answers exactly like the
+ * The YAML writer (src/emit/yaml-writer.ts): its regex quoting predicate answers exactly like the
  * old one (two YAML.parse calls per string, kept in support/reference-yaml-writer.ts as the oracle),
  * its output is byte-identical to the old writer's on every fixture, the example fleet's dist/ and
  * delivery/ and a generated fleet with hostile metadata — except the strings holding control or
@@ -14,7 +14,8 @@ import YAML from 'yaml';
 import { CompileError } from '../../src/compile/diagnostics.js';
 import { KUSTOMIZE_UNSAFE } from '../../src/contract/metadata-policy.js';
 import { Cluster, Link } from '../../src/model/index.js';
-import { GENERATED_HEADER, goDoubleQuoted, isAmbiguousPlain, renderClusterFiles, stringifyYaml } from '../../src/emit/render-files.js';
+import { GENERATED_HEADER, renderClusterFiles } from '../../src/emit/render-files.js';
+import { goDoubleQuoted, isAmbiguousPlain, stringifyYaml } from '../../src/emit/yaml-writer.js';
 import { readTree } from '../../src/emit/write-output.js';
 import {
   compileObjects, federatedService, federatedSource, flatService, service, snapshot, spec, statefulService, target,
