@@ -1,10 +1,12 @@
 /** Checks of the fleet definition itself. Runs before any network call; every message names its construct. */
+import { forbiddenFamilyOfEntry, type MetadataKind } from '../contract/metadata-policy.js';
 import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import { ipRangeProblem } from '../util/ip-range.js';
 import { FEDERATED_NAME_SUFFIX } from '../contract/linkerd.js';
 import { Cluster } from './cluster.js';
 import type { ExplicitExport } from './explicit-export.js';
 import { labelKeyProblem, labelSelectorProblems } from './label-selector.js';
+import type { LinkSpec } from './fleet-spec.js';
 import type { Link } from './link.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -32,6 +34,30 @@ function specOrProblem<T>(construct: { toSpec(): T }, where: string, problems: s
     problems.push(`${where}: its properties have the wrong types (${e instanceof Error ? e.message : String(e)}); npx tsc --noEmit shows where`);
     return undefined;
   }
+}
+
+/** Problems of a link's allowedLabels / allowedAnnotations: bad syntax, or an entry naming keys the metadata policy never copies. */
+function allowListProblems(where: string, spec: LinkSpec): string[] {
+  const problems: string[] = [];
+  const lists: [string, MetadataKind, readonly string[] | undefined][] = [
+    ['allowedLabels', 'label', spec.allowedLabels],
+    ['allowedAnnotations', 'annotation', spec.allowedAnnotations],
+  ];
+  for (const [field, kind, entries] of lists) {
+    for (const entry of entries ?? []) {
+      if (typeof entry !== 'string' || labelKeyProblem(entry.endsWith('/*') ? `${entry.slice(0, -2)}/x` : entry)) {
+        problems.push(`${where}: ${field} entry ${JSON.stringify(entry)} is not a key or a "prefix/*" pattern`);
+        continue;
+      }
+      const family = forbiddenFamilyOfEntry(entry, kind);
+      if (family) {
+        problems.push(
+          `${where}: ${field} entry "${entry}" names ${kind}s that are never copied to mirrors (${family.patterns.join(', ')}: ${family.reason}); remove the entry`,
+        );
+      }
+    }
+  }
+  return problems;
 }
 
 /** Every problem of the fleet definition, in plain words; empty when it is valid. */
@@ -116,6 +142,7 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
         if (p) problems.push(`${where}: ${field} entry "${k}" is not a key or a "prefix/*" pattern`);
       }
     }
+    problems.push(...allowListProblems(where, spec));
     for (const [field, names] of [['namespaces.include', spec.namespaces.include], ['namespaces.exclude', spec.namespaces.exclude]] as const) {
       for (const n of names) {
         if (!NAMESPACE_PATTERN.test(n) || n.length > 63) problems.push(`${where}: ${field} entry "${n}" is not a namespace name or pattern ('*' is the only wildcard)`);
