@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App } from 'cdk8s';
-import { Fleet } from '../model/fleet.js';
+import { Fleet, FleetDefinitionError } from '../model/fleet.js';
+import { fleetCodeErrorMessage } from './fleet-code-error.js';
 
 /** A function that defines clusters, links and exports on a fleet (the default export of `clusters/fleet.ts`). */
 export type FleetDefinition = (fleet: Fleet) => void;
 
-/** The fleet definition module cannot be loaded. */
+/** The fleet definition module cannot be loaded, or threw while defining the fleet; the message names file and line. */
 export class FleetLoadError extends Error {
   constructor(message: string) {
     super(message);
@@ -24,7 +25,7 @@ export async function importFleetDefinition(file: string): Promise<FleetDefiniti
   try {
     mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };
   } catch (e) {
-    throw new FleetLoadError(`fleet definition ${file} cannot be loaded: ${(e as Error).message}`);
+    throw new FleetLoadError(fleetCodeErrorMessage(e, file, 'load'));
   }
   if (typeof mod.default !== 'function') {
     throw new FleetLoadError(`fleet definition ${file} must have a default export: a function (fleet: Fleet) => void that defines clusters and links`);
@@ -32,10 +33,24 @@ export async function importFleetDefinition(file: string): Promise<FleetDefiniti
   return mod.default as FleetDefinition;
 }
 
-/** Builds a fleet in a fresh cdk8s app. */
-export function buildFleet(define: FleetDefinition): { app: App; fleet: Fleet } {
+/**
+ * Builds a fleet in a fresh cdk8s app.
+ * @param file the module `define` comes from, named in errors. @default 'clusters/fleet.ts'
+ * @throws FleetLoadError when `define` throws or is asynchronous
+ */
+export function buildFleet(define: FleetDefinition, file = 'clusters/fleet.ts'): { app: App; fleet: Fleet } {
   const app = new App({ outdir: 'unused' });
   const fleet = new Fleet(app, 'fleet');
-  define(fleet);
+  let returned: unknown;
+  try {
+    returned = define(fleet);
+  } catch (e) {
+    if (e instanceof FleetDefinitionError || e instanceof FleetLoadError) throw e;
+    throw new FleetLoadError(fleetCodeErrorMessage(e, file, 'define'));
+  }
+  if (returned instanceof Promise) {
+    returned.catch(() => {}); // its outcome is not waited for: the definition is refused
+    throw new FleetLoadError(`${file}: the default export returned a Promise; the fleet definition must be a synchronous function (fleet: Fleet) => void (no I/O: synth must be deterministic)`);
+  }
   return { app, fleet };
 }

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 /** `mirrorc` command line: `synth|plan|check|observe [options]` (see {@link USAGE}). */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { commandLineFailure } from './command-line-failure.js';
 import { ExitCode } from './exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
 import { runSynth } from './synth.js';
@@ -10,8 +13,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: CLI_OPTIONS });
   } catch (e) {
-    process.stderr.write(`error: ${(e as Error).message}\n\n${USAGE}\n`);
-    return ExitCode.INVALID_INPUT;
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, (e as Error).message, USAGE);
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -20,39 +22,43 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = positionals[0] ?? 'synth';
   if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
-    process.stderr.write(`error: unknown command "${positionals.join(' ')}"\n\n${USAGE}\n`);
-    return ExitCode.INVALID_INPUT;
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"`, USAGE);
   }
   const timeout = values.timeout !== undefined ? Number(values.timeout) : undefined;
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
-    process.stderr.write(`error: --timeout must be a positive number of milliseconds, not "${values.timeout}"\n`);
-    return ExitCode.INVALID_INPUT;
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--timeout must be a positive number of milliseconds, not "${values.timeout}"`);
   }
   if (values.quiet && values.verbose) {
-    process.stderr.write('error: --quiet and --verbose exclude each other\n');
-    return ExitCode.INVALID_INPUT;
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, '--quiet and --verbose exclude each other');
+  }
+  const cdk8sOutDir = process.env.CDK8S_OUTDIR;
+  if (cdk8sOutDir && resolve(cdk8sOutDir) === resolve(values.out ?? 'dist')) {
+    process.stderr.write(`warning: cdk8s-cli deleted its output folder ${cdk8sOutDir}/ before running mirrorc, and it is mirrorc's output too; set "output: .cdk8s.out" in cdk8s.yaml\n`);
   }
   const sources = (values.source ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
   const result = await runSynth({
     fleetFile: values.fleet ?? 'clusters/fleet.ts',
     mode: COMMANDS[command as Command],
     ...(values.lock !== undefined ? { lockFile: values.lock } : {}),
-    outDir: values.out ?? process.env.CDK8S_OUTDIR ?? 'dist',
+    outDir: values.out ?? 'dist',
     offline: values.offline,
     strict: values.strict,
+    confirmRemovals: values['confirm-removals'],
+    newFleet: values['new-fleet'],
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     ...(sources.length > 0 ? { sources } : {}),
     ...(values.report !== undefined ? { reportFile: values.report } : {}),
     verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
   });
+  // Run by `cdk8s synth`: its output folder must exist afterwards, and stays empty (see cdk8s.yaml).
+  if (cdk8sOutDir) mkdirSync(cdk8sOutDir, { recursive: true });
   return result.exitCode;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`mirrorc: unexpected failure (please report it): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exit(ExitCode.INTERNAL);
+    process.exit(commandLineFailure(process.argv.slice(2), ExitCode.INTERNAL, `unexpected failure (a bug in mirrorc; please report it with this output): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
   },
 );

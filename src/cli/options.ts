@@ -14,6 +14,8 @@ export const CLI_OPTIONS = {
   out: { type: 'string' },
   offline: { type: 'boolean', default: false },
   strict: { type: 'boolean', default: false },
+  'confirm-removals': { type: 'boolean', default: false },
+  'new-fleet': { type: 'boolean', default: false },
   kubeconfig: { type: 'string' },
   timeout: { type: 'string' },
   source: { type: 'string', multiple: true },
@@ -33,10 +35,13 @@ export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
 options:
   --fleet <file>       fleet definition module (default: clusters/fleet.ts)
   --lock <file>        lock file (default: the fleet file with .lock.json)
-  --out <dir>          output directory (default: $CDK8S_OUTDIR or dist)
+  --out <dir>          output directory (default: dist)
   --offline            compile from the lock alone; contact no cluster
   --strict             fail, writing nothing, if any cluster cannot be observed, or if one service's
                        mirror cannot be compiled (long name, name clash, pinned IP) instead of skipping it
+  --confirm-removals   allow a large removal of mirrors (see README "Safety"), and accept targets that
+                       suddenly list no exported services
+  --new-fleet          start without a lock although <out>/ has content (otherwise an error)
   --source <cluster>   compile only this source cluster (repeatable, or comma-separated); needs --offline;
                        every other folder of <out>/ and the lock are left as they are
   --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings)
@@ -47,4 +52,5 @@ options:
   -h, --help           show this help
 
 exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters,
-            5 check found differences`;
+            5 check found differences, 6 busy (another run holds the run lock),
+            7 removal guard (confirm with --confirm-removals), 8 write failed`;

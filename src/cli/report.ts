@@ -12,6 +12,8 @@ import type { StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { sortedUnique } from '../util/order.js';
+import { redact } from '../util/redact.js';
+import type { RunLog } from './run-log.js';
 
 /** Version of the report format; bumped on incompatible changes. */
 export const REPORT_FORMAT = 1;
@@ -86,7 +88,7 @@ export interface RunFacts {
   readonly warnings: readonly string[];
 }
 
-/** Builds the report of a run. */
+/** Builds the report of a run; credentials are redacted from every message in it. */
 export function buildRunReport(facts: RunFacts): RunReport {
   const spec = facts.spec;
   const state = (cluster: string, role: 'target' | 'source'): ClusterState => {
@@ -99,7 +101,7 @@ export function buildRunReport(facts: RunFacts): RunReport {
       reachable: observed ? failed === undefined : null,
       stale: since !== null || failed !== undefined,
       staleSince: since,
-      error: failed?.error.message ?? null,
+      error: failed ? redact(failed.error.message) : null,
     };
   };
   const compiled = (cluster: string): boolean => facts.tree !== undefined && (facts.shard === undefined || facts.shard.includes(cluster));
@@ -125,17 +127,28 @@ export function buildRunReport(facts: RunFacts): RunReport {
     reportFormat: REPORT_FORMAT,
     command: facts.command,
     exitCode: facts.exitCode,
-    error: facts.error ?? null,
+    error: facts.error !== undefined ? redact(facts.error) : null,
     offline: facts.offline,
     shard: facts.shard ? sortedUnique(facts.shard) : null,
     lockChanged: facts.lockChanged,
     targets,
     sources,
-    warnings: facts.warnings,
+    warnings: facts.warnings.map(redact),
   };
 }
 
 /** Writes the report as canonical JSON, atomically (a CI step never reads half a report). */
 export function writeReportFile(path: string, report: RunReport): void {
   writeFileAtomically(path, canonicalJson(report));
+}
+
+/** {@link writeReportFile}, telling `log` instead of throwing when the file cannot be written; false then. */
+export function writeReportOrLog(path: string, report: RunReport, log: Pick<RunLog, 'always'>): boolean {
+  try {
+    writeReportFile(path, report);
+    return true;
+  } catch (e) {
+    log.always(`error: the report ${path} could not be written: ${(e as Error).message ?? String(e)}`);
+    return false;
+  }
 }

@@ -1,4 +1,5 @@
 /** Verbosity levels of the CLI's stderr output: what an operator sees while a run progresses. */
+import { redact } from '../util/redact.js';
 
 /** `quiet`: errors and warnings only; `normal`: also progress, changed files and the summary; `verbose`: also changed fields and timings. */
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
@@ -14,12 +15,13 @@ export interface RunLog {
   readonly verbosity: Verbosity;
 }
 
-/** A {@link RunLog} writing to `sink`. */
+/** A {@link RunLog} writing to `sink`, with credentials redacted from every line. */
 export function runLog(sink: (line: string) => void, verbosity: Verbosity): RunLog {
+  const write = (line: string): void => sink(redact(line));
   return {
     verbosity,
-    always: sink,
-    info: verbosity === 'quiet' ? () => {} : sink,
-    detail: verbosity === 'verbose' ? sink : () => {},
+    always: write,
+    info: verbosity === 'quiet' ? () => {} : write,
+    detail: verbosity === 'verbose' ? write : () => {},
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The synth job: model → observe → compile → emit. Used by the CLI and by tests in-process.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { App } from 'cdk8s';
@@ -16,15 +16,19 @@ import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { lockGatewayProblems } from '../observe/gateway-checks.js';
 import { LockFileError, readLockFile, renderLockFile } from '../observe/lock-file.js';
+import { kubeconfigFileProblem } from '../observe/kubeconfig-file-problem.js';
 import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../observe/snapshot.js';
 import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
+import { largeRemovalMessage, largeRemovals } from '../guard/removal-guard.js';
+import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
 import { ExitCode } from './exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from './load-fleet.js';
 import { observationProgressPrinter } from './progress.js';
-import { buildRunReport, writeReportFile, type RunFacts, type RunReport } from './report.js';
+import { buildRunReport, writeReportOrLog, type RunFacts, type RunReport } from './report.js';
 import { runLog, type Verbosity } from './run-log.js';
 import { mergeShardTree, shardProblem } from './shard.js';
+import { unexpectedFailure } from './unexpected-failure.js';
 import { summaryLines } from './summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree, emitDelivery } from './synth-delivery.js';
@@ -45,6 +49,10 @@ export interface SynthOptions {
   readonly offline?: boolean;
   /** Fail (and write nothing) when any cluster cannot be observed, or when one mirror cannot be compiled (instead of skipping it). @default false */
   readonly strict?: boolean;
+  /** Accept removals the removal guard would stop, and targets that suddenly list no exports. @default false */
+  readonly confirmRemovals?: boolean;
+  /** Start from an empty lock although the output directory has content (a new fleet). @default false */
+  readonly newFleet?: boolean;
   /** Kubeconfig for clusters whose access names none. @default `$KUBECONFIG` or `~/.kube/config` */
   readonly kubeconfig?: string;
   /** Client-side timeout of one API request. @default 10000 */
@@ -82,8 +90,19 @@ export interface SynthResult {
   readonly report: RunReport;
 }
 
-/** Runs synth; never throws for user mistakes, returning an exit code and a message instead. */
+/**
+ * Runs synth; never throws for user mistakes, returning an exit code and a message instead. An
+ * unexpected exception (a bug) ends in exit 1 with its stack on the log, and the report is still written.
+ */
 export async function runSynth(options: SynthOptions): Promise<SynthResult> {
+  try {
+    return await runSynthSteps(options);
+  } catch (e) {
+    return unexpectedFailure(options, e);
+  }
+}
+
+async function runSynthSteps(options: SynthOptions): Promise<SynthResult> {
   const log = runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal');
   const now = options.now ?? (() => new Date());
   const mode = options.mode ?? 'write';
@@ -97,19 +116,23 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     if (error !== undefined) log.always(`error: ${error}`);
     const report = buildRunReport({ ...facts, exitCode, ...(error !== undefined ? { error } : {}) });
     if (exitCode !== ExitCode.INVALID_INPUT || facts.spec) for (const line of summaryLines(report)) log.info(line);
-    if (options.reportFile) writeReportFile(options.reportFile, report);
+    if (options.reportFile && !writeReportOrLog(options.reportFile, report, log) && exitCode === ExitCode.OK) exitCode = ExitCode.WRITE_FAILED;
     return { exitCode, changes: facts.changes, warnings: facts.warnings, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
   const outDir = options.outDir ?? 'dist';
   const lockFile = options.lockFile ?? (options.fleetFile ? options.fleetFile.replace(/\.[cm]?[tj]s$/, '') + '.lock.json' : undefined);
   if (!lockFile) return finish(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
+  const kubeconfigProblem = options.kubeconfig !== undefined ? kubeconfigFileProblem(options.kubeconfig) : undefined;
+  if (kubeconfigProblem) return finish(ExitCode.INVALID_INPUT, `--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
 
   // Model: load and validate before any network call.
   let spec: FleetSpec;
   let previous: FleetSnapshot;
   try {
     const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
-    spec = buildFleet(define).fleet.toSpec();
+    spec = buildFleet(define, options.fleetFile).fleet.toSpec();
+    const problem = missingLockProblem(lockFile, outDir, options.newFleet ?? false);
+    if (problem) return finish(ExitCode.INVALID_INPUT, problem);
     previous = readLockFile(lockFile);
     const gatewayProblems = lockGatewayProblems(spec, previous);
     if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
@@ -142,6 +165,11 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     const stale = observation.stale;
     snapshot = { ...observation.snapshot, staleSince: nextStaleSince(previous.staleSince, observationOutcomes(spec, stale), fleetRoles(spec), now()) };
     warnings.push(...observation.warnings);
+    if (!options.confirmRemovals) {
+      const held = holdBackSuspectTargets(previous, snapshot);
+      snapshot = held.snapshot;
+      warnings.push(...held.suspects.map(suspectTargetWarning));
+    }
     facts = { ...facts, snapshot, stale, warnings };
     if (stale.length > 0) {
       log.always('');
@@ -183,10 +211,14 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
   const tree = shard ? mergeShardTree(before, compiled, new Set([...shard, ...nonSourceClusters(spec)])) : compiled;
   const changes = diffTrees(before, tree);
+  const removals = options.confirmRemovals ? [] : largeRemovals(before, tree);
   const lockText = renderLockFile(snapshot);
   const lockChanged = readTextOrUndefined(lockFile) !== lockText;
   facts = { ...facts, warnings, tree, changes, lockChanged };
 
+  if (removals.length > 0 && (mode === 'write' || mode === 'observe')) {
+    return finish(ExitCode.REMOVAL_NOT_CONFIRMED, largeRemovalMessage(removals));
+  }
   if (mode === 'write') {
     // Emit: swap in the new tree and the lock.
     writeOutput(outDir, tree, lockFile, lockText);
@@ -204,6 +236,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   logChanges(print, print, changes, outDir, before, tree);
   if (lockChanged) print(`${lockFile}: would change`);
+  if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals).replace('; nothing was written', '')}`);
   const deliveryChanged = delivery ? emitDelivery(mode, deliveryDir, delivery, print) : false;
   if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
     return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
@@ -221,6 +254,24 @@ function withPinnedServiceIPs(snapshot: FleetSnapshot, pinned: FleetSnapshot['pi
 function nonSourceClusters(spec: FleetSpec): string[] {
   const sources = new Set(spec.links.map((l) => l.source));
   return spec.clusters.map((c) => c.name).filter((c) => !sources.has(c));
+}
+
+/**
+ * Why a missing lock is an error here: with no lock, every target counts as never observed, so an
+ * offline run (or a mistyped --lock) would compile an empty fleet and remove every mirror.
+ */
+function missingLockProblem(lockFile: string, outDir: string, newFleet: boolean): string | undefined {
+  if (newFleet || existsSync(lockFile) || !hasFiles(outDir)) return undefined;
+  return `lock file ${lockFile} does not exist, but ${outDir}/ has content: compiling without the lock would remove every mirror. ` +
+    `Check the path (--lock), or restore the lock from git; to start this fleet from scratch on purpose, pass --new-fleet`;
+}
+
+function hasFiles(dir: string): boolean {
+  try {
+    return readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 function readTextOrUndefined(path: string): string | undefined {

@@ -158,6 +158,10 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     if (isolation.strict || newlyFailed.length === 0) {
       diagnostics.errors.push(...round.errors, ...pinnedFailures.errors);
       diagnostics.warnings.push(...round.warnings, ...pinnedFailures.warnings);
+      // A namespace this compiler created stays in the output while any mirror lives in it: dropping it
+      // because it now exists would make GitOps prune it, and every object in it.
+      const managed = new Set(sourceSnapshot?.managedNamespaces ?? []);
+      for (const unit of all) if (managed.has(unit.namespace)) namespaces.add(unit.namespace);
       // A skipped per-pod Service keeps its pinned IP in the lock, so it gets it back once free.
       const previous = snapshot.pinnedServiceIPs?.[source] ?? {};
       const pinnedIPs = { ...Object.fromEntries([...failedPins].filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]!])), ...pins.allocation };

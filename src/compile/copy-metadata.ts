@@ -1,9 +1,9 @@
 /**
- * Which remote labels and annotations a mirror carries (contract §2.1), minus the link's
- * exclusions and GitOps tracking keys.
+ * Which remote labels and annotations a mirror carries: what the metadata policy
+ * (src/contract/metadata-policy.ts) allows, within the link's allow-list, minus the link's exclusions,
+ * minus keys and values that kustomize cannot carry.
  */
-import { isTrackingAnnotation, isTrackingLabel } from '../contract/gitops.js';
-import { NEVER_COPIED_ANNOTATIONS, OPAQUE_PORTS_ANNOTATION, SVC_MIRROR_PREFIX } from '../contract/linkerd.js';
+import { allowEntryMatches, copyRule, KUSTOMIZE_UNSAFE, type MetadataKind } from '../contract/metadata-policy.js';
 import type { LinkSpec } from '../model/fleet-spec.js';
 
 /**
@@ -14,26 +14,67 @@ export function isExcluded(key: string, exclusions: readonly string[]): boolean 
   return exclusions.some((entry) => (entry.endsWith('/*') ? key.startsWith(entry.slice(0, -2)) : key === entry));
 }
 
-/** Remote labels that a mirror copies. */
-export function copiedLabels(remote: Readonly<Record<string, string>>, link: Pick<LinkSpec, 'excludedLabels'>): Record<string, string> {
+/** Whether the policy, the allow-list (absent: everything) and the exclusions let `key` through. */
+function selected(key: string, kind: MetadataKind, allowed: readonly string[] | undefined, excluded: readonly string[]): boolean {
+  const rule = copyRule(key, kind);
+  if (rule === 'never') return false;
+  if (rule === 'always') return true;
+  if (allowed !== undefined && !allowed.some((entry) => allowEntryMatches(entry, key))) return false;
+  return !isExcluded(key, excluded);
+}
+
+function copied(
+  remote: Readonly<Record<string, string>>,
+  kind: MetadataKind,
+  allowed: readonly string[] | undefined,
+  excluded: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(remote)) {
-    if (key.startsWith(SVC_MIRROR_PREFIX)) continue;
-    if (isTrackingLabel(key) || isExcluded(key, link.excludedLabels)) continue;
-    out[key] = value;
+    if (selected(key, kind, allowed, excluded) && !KUSTOMIZE_UNSAFE.test(key) && !KUSTOMIZE_UNSAFE.test(value)) out[key] = value;
   }
   return out;
 }
 
-/** Remote annotations that a mirror copies; opaque ports survive an exclusion, as in Linkerd. */
-export function copiedAnnotations(remote: Readonly<Record<string, string>>, link: Pick<LinkSpec, 'excludedAnnotations'>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(remote)) {
-    if (NEVER_COPIED_ANNOTATIONS.includes(key) || isTrackingAnnotation(key)) continue;
-    if (isExcluded(key, link.excludedAnnotations)) continue;
-    out[key] = value;
+/** Remote labels that a mirror copies. */
+export function copiedLabels(
+  remote: Readonly<Record<string, string>>,
+  link: Pick<LinkSpec, 'excludedLabels' | 'allowedLabels'>,
+): Record<string, string> {
+  return copied(remote, 'label', link.allowedLabels, link.excludedLabels);
+}
+
+/** Remote annotations that a mirror copies; opaque ports survive an exclusion or allow-list, as in Linkerd. */
+export function copiedAnnotations(
+  remote: Readonly<Record<string, string>>,
+  link: Pick<LinkSpec, 'excludedAnnotations' | 'allowedAnnotations'>,
+): Record<string, string> {
+  return copied(remote, 'annotation', link.allowedAnnotations, link.excludedAnnotations);
+}
+
+/** A selected label or annotation left out because its key or value holds characters kustomize cannot carry. */
+export interface UndeliverableKey {
+  readonly kind: MetadataKind;
+  readonly key: string;
+  /** The key and value, for messages. */
+  readonly text: string;
+}
+
+/** The labels and annotations of a remote service that would be copied but for kustomize-unsafe characters. */
+export function undeliverableMetadata(
+  remote: { readonly labels: Readonly<Record<string, string>>; readonly annotations: Readonly<Record<string, string>> },
+  link: Pick<LinkSpec, 'excludedLabels' | 'allowedLabels' | 'excludedAnnotations' | 'allowedAnnotations'>,
+): UndeliverableKey[] {
+  const found: UndeliverableKey[] = [];
+  const lists = [
+    ['label', remote.labels, link.allowedLabels, link.excludedLabels],
+    ['annotation', remote.annotations, link.allowedAnnotations, link.excludedAnnotations],
+  ] as const;
+  for (const [kind, record, allowed, excluded] of lists) {
+    for (const [key, value] of Object.entries(record)) {
+      if (!selected(key, kind, allowed, excluded)) continue;
+      if (KUSTOMIZE_UNSAFE.test(key) || KUSTOMIZE_UNSAFE.test(value)) found.push({ kind, key, text: key + value });
+    }
   }
-  const opaque = remote[OPAQUE_PORTS_ANNOTATION];
-  if (opaque !== undefined) out[OPAQUE_PORTS_ANNOTATION] = opaque;
-  return out;
+  return found;
 }

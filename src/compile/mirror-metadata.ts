@@ -1,7 +1,8 @@
 /** What every mode's mirror Service shares: its name, origin, fq-name, and the labels and annotations of contract §2.1. */
 import { MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
 import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
-import { copiedAnnotations, copiedLabels } from './copy-metadata.js';
+import { kustomizeUnsafeCharacters } from '../contract/metadata-policy.js';
+import { copiedAnnotations, copiedLabels, undeliverableMetadata, type UndeliverableKey } from './copy-metadata.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { mirrorServiceName, remoteFqName } from './names.js';
@@ -26,6 +27,7 @@ export function mirrorMetadata(request: MirrorRequest, diagnostics: Diagnostics)
     diagnostics.warn(`${link.source}: ${origin} has no ports, so it cannot be mirrored (a mirror Service needs at least one port); skipped`);
     return undefined;
   }
+  for (const u of undeliverableMetadata(service, link)) diagnostics.warn(undeliverableWarning(link.source, origin, target.name, u));
   const fqName = remoteFqName(service.name, service.namespace, target.clusterDomain);
   return {
     origin,
@@ -39,4 +41,13 @@ export function mirrorMetadata(request: MirrorRequest, diagnostics: Diagnostics)
     },
     annotations: { ...copiedAnnotations(service.annotations, link), [REMOTE_SVC_FQ_NAME_ANNOTATION]: fqName },
   };
+}
+
+/** The warning for a label or annotation left out because kustomize cannot carry it. */
+export function undeliverableWarning(source: string, origin: string, target: string, u: UndeliverableKey): string {
+  return (
+    `${source}: ${origin}: the ${u.kind} ${JSON.stringify(u.key)} is not copied to the mirror: it holds ${kustomizeUnsafeCharacters(u.text)}, ` +
+    'which kustomize (and so Argo CD, Flux and kubectl apply -k) turns into spaces (U+0085, U+2028, U+2029) or cannot build at all (DEL, C1 controls, U+FFFE, U+FFFF); ' +
+    `change the value on ${target}, or exclude the key on the link to silence this`
+  );
 }

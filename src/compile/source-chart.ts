@@ -1,6 +1,8 @@
 import { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import type { Construct } from 'constructs';
+import { SYNC_OPTION_NO_PRUNE, SYNC_OPTIONS_ANNOTATION } from '../contract/argocd.js';
+import { FLUX_PRUNE_ANNOTATION, FLUX_PRUNE_DISABLED } from '../contract/flux.js';
 import { MIRRORED_RESOURCE_LABEL } from '../contract/linkerd.js';
 import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
 import type { MirrorUnit, RenderContext } from './mirror-unit.js';
@@ -8,7 +10,7 @@ import { pinnedKey } from './pinned-ips/allocate-pinned-ips.js';
 
 /** Properties of a {@link SourceChart}. */
 export interface SourceChartProps {
-  /** Namespaces to create in the source because a link asks for missing ones; sorted. */
+  /** Namespaces to create in the source (a link asks for missing ones), or that this compiler created and a mirror still needs; sorted. */
   readonly namespaces: readonly string[];
   /** The mirrors of this source, sorted by namespace and name. */
   readonly units: readonly MirrorUnit[];
@@ -22,7 +24,13 @@ export class SourceChart extends Chart {
     super(scope, cluster, { disableResourceNameHashes: true });
     for (const ns of props.namespaces) {
       new k8s.KubeNamespace(this, `namespace.${ns}`, {
-        metadata: { name: ns, labels: { [MIRRORED_RESOURCE_LABEL]: 'true', [MANAGED_LABEL]: MANAGED_VALUE } },
+        metadata: {
+          name: ns,
+          labels: { [MIRRORED_RESOURCE_LABEL]: 'true', [MANAGED_LABEL]: MANAGED_VALUE },
+          // Pruning a Namespace deletes everything in it, including what others put there: GitOps tools
+          // never delete these; an empty one left behind costs nothing.
+          annotations: { [SYNC_OPTIONS_ANNOTATION]: SYNC_OPTION_NO_PRUNE, [FLUX_PRUNE_ANNOTATION]: FLUX_PRUNE_DISABLED },
+        },
       });
     }
     const context: RenderContext = {

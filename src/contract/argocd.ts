@@ -13,3 +13,7 @@ export const ARGOCD_CM_NAME = 'argocd-cm';
 export const DEFAULT_ARGOCD_NAMESPACE = 'argocd';
 /** API version of Application, ApplicationSet and AppProject. */
 export const ARGOCD_API_VERSION = 'argoproj.io/v1alpha1';
+/** Per-object Argo CD sync options annotation. */
+export const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
+/** {@link SYNC_OPTIONS_ANNOTATION} value: never prune this object, even when it leaves git. */
+export const SYNC_OPTION_NO_PRUNE = 'Prune=false';

@@ -8,3 +8,7 @@ export const DEFAULT_FLUX_NAMESPACE = 'flux-system';
 export const DEFAULT_FLUX_SOURCE_NAME = 'flux-system';
 /** Kind of Flux source referenced by the Kustomizations. */
 export const FLUX_GIT_REPOSITORY_KIND = 'GitRepository';
+/** Per-object Flux annotation controlling garbage collection of objects that leave the source. */
+export const FLUX_PRUNE_ANNOTATION = 'kustomize.toolkit.fluxcd.io/prune';
+/** {@link FLUX_PRUNE_ANNOTATION} value: never prune this object. */
+export const FLUX_PRUNE_DISABLED = 'disabled';

@@ -44,11 +44,6 @@ export const DEFAULT_GATEWAY_NAMESPACE = 'linkerd-multicluster';
 /** Name of the gateway Service in a stock linkerd-multicluster install. */
 export const DEFAULT_GATEWAY_NAME = 'linkerd-gateway';
 
-/** Annotations Linkerd never copies to mirrors (topology hints make no sense remotely). */
-export const NEVER_COPIED_ANNOTATIONS: readonly string[] = [
-  'service.kubernetes.io/topology-aware-hints',
-  'service.kubernetes.io/topology-mode',
-];
 /** Copied even when a link excludes it: the proxy needs to know opaque ports of the remote service. */
 export const OPAQUE_PORTS_ANNOTATION = 'config.linkerd.io/opaque-ports';
 

@@ -83,6 +83,10 @@ export interface LinkSpec {
   readonly excludedLabels: readonly string[];
   /** Annotation keys never copied; same glob rule. */
   readonly excludedAnnotations: readonly string[];
+  /** When present, only these label keys (`x/*`: every key with prefix `x`) are copied; the metadata policy still applies. */
+  readonly allowedLabels?: readonly string[];
+  /** When present, only these annotation keys are copied (opaque ports always are); same pattern rule. */
+  readonly allowedAnnotations?: readonly string[];
   readonly namespaces: NamespaceFilterSpec;
   /** Emit a Namespace object when a mirrored namespace is missing in the source. */
   readonly createMissingNamespaces: boolean;

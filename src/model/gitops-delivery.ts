@@ -1,3 +1,4 @@
+import { redact } from '../util/redact.js';
 import { Construct } from 'constructs';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../contract/argocd.js';
 import { DEFAULT_FLUX_NAMESPACE, DEFAULT_FLUX_SOURCE_NAME } from '../contract/flux.js';
@@ -116,6 +117,12 @@ export class GitOpsDelivery extends Construct {
   }
 }
 
+/** Whether `url` carries a secret: a password, an http(s) user (often a token), or a token-like query parameter. `ssh://git@host` does not. */
+function repoUrlHasCredentials(url: string): boolean {
+  const withoutSshUser = url.replace(/^ssh:\/\/[^/?#@:]+@/i, 'ssh://');
+  return redact(withoutSshUser) !== withoutSshUser;
+}
+
 /** Every problem of the fleet's delivery constructs, in plain words; empty when they are valid. */
 export function deliveryProblems(deliveries: readonly GitOpsDelivery[]): string[] {
   const problems: string[] = [];
@@ -127,6 +134,9 @@ export function deliveryProblems(deliveries: readonly GitOpsDelivery[]): string[
     const where = `delivery ${spec.path}`;
     if (typeof spec.repoUrl !== 'string' || spec.repoUrl.trim() === '' || /\s/.test(spec.repoUrl)) {
       problems.push(`${where}: repoUrl ${JSON.stringify(spec.repoUrl)} is not a repository URL; give the URL Argo CD or Flux clones, e.g. https://github.com/acme/fleet.git`);
+    }
+    else if (repoUrlHasCredentials(spec.repoUrl)) {
+      problems.push(`${where}: repoUrl ${redact(spec.repoUrl)} carries credentials, which would be written into delivery/ and committed; give the plain URL and let Argo CD or Flux take credentials from their repository Secret`);
     }
     if (typeof spec.revision !== 'string' || spec.revision.trim() === '') problems.push(`${where}: revision is empty; leave it out for HEAD`);
     if (spec.outputPath === '' || spec.outputPath.startsWith('/') || spec.outputPath.split('/').includes('..') || /[*?[\]{}]/.test(spec.outputPath)) {

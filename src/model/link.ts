@@ -75,6 +75,14 @@ export interface LinkProps {
   readonly excludedLabels?: readonly string[];
   /** Annotation keys never copied to mirrors; same wildcard rule. @default none */
   readonly excludedAnnotations?: readonly string[];
+  /**
+   * Copy only these target label keys to mirrors: keys, or `example.com/*` for every key with the prefix
+   * `example.com`. Keys the metadata policy never copies stay out whatever the list says (naming one is an error).
+   * @default every key the metadata policy allows
+   */
+  readonly allowedLabels?: readonly string[];
+  /** Copy only these target annotation keys (`config.linkerd.io/opaque-ports` always is); same rules. @default every key the metadata policy allows */
+  readonly allowedAnnotations?: readonly string[];
   /** Which target namespaces are mirrored. @default all */
   readonly namespaces?: NamespaceFilter;
   /** Emit a Namespace into the source when a mirrored namespace is missing there, instead of skipping it. @default false */
@@ -126,6 +134,8 @@ export class Link extends Construct {
         : {}),
       excludedLabels: [...(this.props.excludedLabels ?? [])],
       excludedAnnotations: [...(this.props.excludedAnnotations ?? [])],
+      ...(this.props.allowedLabels !== undefined ? { allowedLabels: [...this.props.allowedLabels] } : {}),
+      ...(this.props.allowedAnnotations !== undefined ? { allowedAnnotations: [...this.props.allowedAnnotations] } : {}),
       namespaces: {
         include: [...(this.props.namespaces?.include ?? [])],
         exclude: [...(this.props.namespaces?.exclude ?? [])],

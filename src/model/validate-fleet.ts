@@ -1,4 +1,5 @@
 /** Checks of the fleet definition itself. Runs before any network call; every message names its construct. */
+import { forbiddenFamilyOfEntry, type MetadataKind } from '../contract/metadata-policy.js';
 import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import { ipRangeProblem } from '../util/ip-range.js';
 import { dns1123SubdomainProblem } from '../util/k8s-names.js';
@@ -6,6 +7,7 @@ import { FEDERATED_NAME_SUFFIX } from '../contract/linkerd.js';
 import { Cluster } from './cluster.js';
 import type { ExplicitExport } from './explicit-export.js';
 import { labelKeyProblem, labelSelectorProblems } from './label-selector.js';
+import type { LinkSpec } from './fleet-spec.js';
 import type { Link } from './link.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -14,7 +16,8 @@ const NAMESPACE_PATTERN = /^[a-z0-9*]([-a-z0-9*]*[a-z0-9*])?$/;
 
 /** Why `name` is not a DNS label (RFC 1123, at most 63 characters), or undefined. */
 export function dnsLabelProblem(name: string): string | undefined {
-  if (typeof name !== 'string' || name.length === 0) return 'is empty';
+  if (typeof name !== 'string') return `is not a string (got ${typeof name} ${String(name)})`;
+  if (name.length === 0) return 'is empty';
   if (name.length > 63) return `"${name}" is ${name.length} characters long; at most 63 are allowed`;
   if (!DNS_LABEL.test(name)) return `"${name}" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit)`;
   return undefined;
@@ -24,6 +27,40 @@ function describe(construct: Cluster | Link | ExplicitExport, kind: string): str
   return `${kind} ${construct.node.path}`;
 }
 
+/** The construct's spec, or undefined with a problem recorded when its props have the wrong types (the fleet file runs without type checks). */
+function specOrProblem<T>(construct: { toSpec(): T }, where: string, problems: string[]): T | undefined {
+  try {
+    return construct.toSpec();
+  } catch (e) {
+    problems.push(`${where}: its properties have the wrong types (${e instanceof Error ? e.message : String(e)}); npx tsc --noEmit shows where`);
+    return undefined;
+  }
+}
+
+/** Problems of a link's allowedLabels / allowedAnnotations: bad syntax, or an entry naming keys the metadata policy never copies. */
+function allowListProblems(where: string, spec: LinkSpec): string[] {
+  const problems: string[] = [];
+  const lists: [string, MetadataKind, readonly string[] | undefined][] = [
+    ['allowedLabels', 'label', spec.allowedLabels],
+    ['allowedAnnotations', 'annotation', spec.allowedAnnotations],
+  ];
+  for (const [field, kind, entries] of lists) {
+    for (const entry of entries ?? []) {
+      if (typeof entry !== 'string' || labelKeyProblem(entry.endsWith('/*') ? `${entry.slice(0, -2)}/x` : entry)) {
+        problems.push(`${where}: ${field} entry ${JSON.stringify(entry)} is not a key or a "prefix/*" pattern`);
+        continue;
+      }
+      const family = forbiddenFamilyOfEntry(entry, kind);
+      if (family) {
+        problems.push(
+          `${where}: ${field} entry "${entry}" names ${kind}s that are never copied to mirrors (${family.patterns.join(', ')}: ${family.reason}); remove the entry`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
 /** Every problem of the fleet definition, in plain words; empty when it is valid. */
 export function fleetProblems(clusters: readonly Cluster[], links: readonly Link[], exports: readonly ExplicitExport[]): string[] {
   const problems: string[] = [];
@@ -31,7 +68,8 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
 
   for (const cluster of clusters) {
     const where = describe(cluster, 'cluster');
-    const spec = cluster.toSpec();
+    const spec = specOrProblem(cluster, where, problems);
+    if (!spec) continue;
     const nameProblem = dnsLabelProblem(spec.name);
     if (nameProblem) problems.push(`${where}: the cluster name ${nameProblem}; it becomes the mirror-name suffix and the dist/ folder name`);
     if (spec.name === FEDERATED_NAME_SUFFIX) {
@@ -88,7 +126,8 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       problems.push(`${where}: a cluster cannot link to itself ("${source.name}"); its own services need no mirror`);
       continue;
     }
-    const spec = link.toSpec();
+    const spec = specOrProblem(link, where, problems);
+    if (!spec) continue;
     const key = `${spec.source}<-${spec.target}`;
     const dup = seenLinks.get(key);
     if (dup) problems.push(`${where}: "${spec.source}" already links to "${spec.target}" in ${dup.node.path}; keep one link per source and target`);
@@ -113,6 +152,7 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
         if (p) problems.push(`${where}: ${field} entry "${k}" is not a key or a "prefix/*" pattern`);
       }
     }
+    problems.push(...allowListProblems(where, spec));
     for (const [field, names] of [['namespaces.include', spec.namespaces.include], ['namespaces.exclude', spec.namespaces.exclude]] as const) {
       for (const n of names) {
         if (!NAMESPACE_PATTERN.test(n) || n.length > 63) problems.push(`${where}: ${field} entry "${n}" is not a namespace name or pattern ('*' is the only wildcard)`);
@@ -124,7 +164,8 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
   const seenExports = new Map<string, ExplicitExport>();
   for (const exp of exports) {
     const where = describe(exp, 'explicit export');
-    const spec = exp.toSpec();
+    const spec = specOrProblem(exp, where, problems);
+    if (!spec) continue;
     if (!knownCluster(exp.cluster as unknown)) {
       const what = Cluster.isCluster(exp.cluster) ? `cluster "${exp.cluster.name}" (${exp.cluster.node.path})` : 'cluster (not a Cluster)';
       problems.push(`${where}: its ${what} is not defined in this fleet; pass a Cluster created in this fleet`);

@@ -47,12 +47,12 @@ export class ClusterClient {
       else if (process.env.KUBECONFIG) kc.loadFromDefault();
       else kc.loadFromFile(join(homedir(), '.kube', 'config'));
     } catch (e) {
-      const where = file ?? process.env.KUBECONFIG ?? '~/.kube/config';
+      const where = file ?? (process.env.KUBECONFIG || '~/.kube/config');
       const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read as a kubeconfig';
       throw new ObservationError(cluster, 'kubeconfig', `kubeconfig ${where} ${why}`);
     }
     if (!kc.getContextObject(access.context)) {
-      const where = file ?? process.env.KUBECONFIG ?? '~/.kube/config';
+      const where = file ?? (process.env.KUBECONFIG || '~/.kube/config');
       throw new ObservationError(cluster, 'kubeconfig', `kubeconfig ${where} has no context "${access.context}"`);
     }
     kc.setCurrentContext(access.context);
@@ -96,11 +96,10 @@ export class ClusterClient {
   }
 
   /** Names of all namespaces. */
-  public async listNamespaces(): Promise<string[]> {
-    const items = await this.paginate('list namespaces', (cont) =>
+  public listNamespaces(): Promise<k8s.V1Namespace[]> {
+    return this.paginate('list namespaces', (cont) =>
       this.core.listNamespace({ limit: this.pageSize, _continue: cont }, this.callOptions()),
     );
-    return items.map((n) => n.metadata?.name ?? '').filter((n) => n !== '');
   }
 
   /** EndpointSlices of one Service. */
@@ -137,6 +136,9 @@ export class ClusterClient {
       try {
         do {
           const page = await this.request(what, () => fetchPage(cont));
+          if (!Array.isArray(page?.items)) {
+            throw new ObservationError(this.cluster, 'api-error', `${what}: the answer is not a list (does the kubeconfig's server URL name the API server itself, without a path or query?)`);
+          }
           items.push(...page.items);
           cont = page.metadata?._continue || undefined;
         } while (cont);

@@ -131,6 +131,7 @@ const sourceSnapshot = z.strictObject({
   globalMembers: z.array(observedServiceSchema).optional(),
   federatedSelector: text('a label selector').optional(),
   federatedMembers: z.array(observedServiceSchema).optional(),
+  managedNamespaces: z.array(namespace).optional(),
 });
 
 /** The whole lock file. */

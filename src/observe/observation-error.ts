@@ -1,4 +1,5 @@
 /** Why a cluster could not be observed, in words an operator can act on. */
+import { redact } from '../util/redact.js';
 
 /** The broad cause, which decides the advice given. */
 export type ObservationFailure = 'kubeconfig' | 'unreachable' | 'unauthorized' | 'forbidden' | 'api-error';
@@ -11,14 +12,18 @@ const ADVICE: Record<ObservationFailure, string> = {
   'api-error': 'the API server answered with an error; retry, and check its health',
 };
 
-/** A cluster could not be observed. Never carries credentials: only the cluster, the request and the server's words. */
+/** A cluster could not be observed. Never carries credentials: only the cluster, the request and the server's words, redacted. */
 export class ObservationError extends Error {
+  /** What failed, in the request's and the server's words. */
+  public readonly detail: string;
+
   constructor(
     public readonly cluster: string,
     public readonly failure: ObservationFailure,
-    public readonly detail: string,
+    detail: string,
   ) {
-    super(`cluster "${cluster}": ${detail}; ${ADVICE[failure]}`);
+    super(`cluster "${cluster}": ${redact(detail)}; ${ADVICE[failure]}`);
+    this.detail = redact(detail);
     this.name = 'ObservationError';
   }
 }

@@ -35,7 +35,12 @@ export interface SourceObservationProps {
 export async function observeSource(client: ClusterClient, props: SourceObservationProps): Promise<SourceSnapshot> {
   const skipped: string[] = [];
   const cluster = client.cluster;
-  const namespaces = validNamespaces(cluster, sortedUnique(await client.listNamespaces()), skipped);
+  const namespaceObjects = await client.listNamespaces();
+  const namespaces = validNamespaces(cluster, sortedUnique(namespaceObjects.map((n) => n.metadata?.name ?? '').filter((n) => n !== '')), skipped);
+  // Namespaces this compiler created (createMissingNamespaces): they stay in the output while a mirror needs them.
+  const managedNamespaces = sortedUnique(
+    namespaceObjects.filter((n) => n.metadata?.labels?.[MANAGED_LABEL] === MANAGED_VALUE).map((n) => n.metadata?.name ?? '').filter((n) => n !== ''),
+  ).filter((n) => namespaces.includes(n));
   const suffixes = [...props.targetNames, ...(props.aggregateSuffixes ?? [])].map((t) => `-${t}`);
   const range = props.pinnedServiceIPRange !== undefined ? parseIpRange(props.pinnedServiceIPRange) : undefined;
   const foreign: ForeignService[] = [];
@@ -70,6 +75,7 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
     federatedMembers: validServices(cluster, members, skipped).sort(byNamespaceAndName),
     ...(range ? { pinnedRangeServices: validPinnedRangeServices(cluster, inRange, skipped).sort(compareBy((s) => s.ip, (s) => s.namespace, (s) => s.name)) } : {}),
     ...(validGlobal.length > 0 ? { globalMembers: validGlobal.sort(byNamespaceAndName) } : {}),
+    ...(managedNamespaces.length > 0 ? { managedNamespaces } : {}),
   };
   for (const warning of sortedUnique(skipped)) props.onSkipped?.(warning);
   return snapshot;

@@ -103,6 +103,12 @@ export interface SourceSnapshot {
   readonly federatedSelector?: string;
   /** The cluster's own Services matching {@link federatedSelector}: local members of its federated Services, sorted by namespace and name. */
   readonly federatedMembers?: readonly ObservedService[];
+  /**
+   * Namespaces labelled `mirrorc.io/managed=true`: created by this compiler for a link with
+   * `createMissingNamespaces`. They stay in the output while any mirror lives in them, so they never
+   * flap (created, then pruned because they now exist). Sorted; absent when none.
+   */
+  readonly managedNamespaces?: readonly string[];
 }
 
 /** The whole observation; maps are sorted by cluster name. */

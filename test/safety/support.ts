@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -96,6 +96,33 @@ export class SafetyRepo {
   public remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+
+  /**
+   * Makes the repository look like a checkout for `npx cdk8s synth`: the real `cdk8s.yaml`, and
+   * `node_modules` and `src` linked to mirrorc's.
+   */
+  public linkCheckout(): void {
+    copyFileSync(join(REPO_ROOT, 'cdk8s.yaml'), join(this.dir, 'cdk8s.yaml'));
+    for (const name of ['node_modules', 'src']) symlinkSync(join(REPO_ROOT, name), join(this.dir, name), 'dir');
+  }
+
+  /** Runs `npx cdk8s synth` in this repository (after {@link linkCheckout}), without cdk8s-cli's upgrade check (a network call). */
+  public runCdk8sSynth(): Promise<Omit<CliRun, 'report'>> {
+    return runProcess('npx', ['cdk8s', 'synth'], this.dir, { CDK8S_CHECK_UPGRADE: 'false' });
+  }
+}
+
+/** Runs a program, collecting its output; never throws for a non-zero exit. */
+export function runProcess(program: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Omit<CliRun, 'report'>> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(program, [...args], { cwd, env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
 }
 
 /** Runs `mirrorc <args>` as a child process (tsx), collecting its output; never throws for a non-zero exit. */

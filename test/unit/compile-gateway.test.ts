@@ -32,9 +32,9 @@ describe('gateway-mode mirror (contract §2.2)', () => {
         { name: 'dns', protocol: 'UDP', port: 53, targetPort: 5353 },
       ],
     });
+    // (multicluster.linkerd.io/* is never copied: see the metadata policy)
     assert.deepEqual(svc.metadata.labels, {
       app: 'bar',
-      'multicluster.linkerd.io/team': 'x',
       'mirror.linkerd.io/mirrored-service': 'true',
       'mirror.linkerd.io/cluster-name': 'paris',
       'mirrorc.io/managed': 'true',

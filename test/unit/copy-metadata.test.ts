@@ -61,18 +61,20 @@ describe('copiedLabels', () => {
       'mirror.linkerd.io/cluster-name': 'elsewhere',
       'mirror.linkerd.io-foo': 'x',
       'mirror.linkerd.io.example.com/x': 'y',
-      'x.mirror.linkerd.io/keep': 'kept',
+      'x-mirror.linkerd.io.example.com/keep': 'kept',
       app: 'web',
     };
     // WHEN copied
     const out = copiedLabels(remote, link());
     // THEN only keys that do not start with the prefix survive (contract §2.1)
-    assert.deepEqual(out, { 'x.mirror.linkerd.io/keep': 'kept', app: 'web' });
+    assert.deepEqual(out, { 'x-mirror.linkerd.io.example.com/keep': 'kept', app: 'web' });
   });
 
-  test('keeps multicluster.linkerd.io/* labels (contract: not filtered)', () => {
-    const remote = { 'multicluster.linkerd.io/remote-discovery': 'east', 'multicluster.linkerd.io/custom': 'v' };
-    assert.deepEqual(copiedLabels(remote, link()), remote);
+  test('drops multicluster.linkerd.io/* labels: the destination reads them, so only mirrorc writes them (metadata policy)', () => {
+    // GIVEN a gateway-mode export carrying the flat-mode keys
+    const remote = { 'multicluster.linkerd.io/remote-discovery': 'east', 'multicluster.linkerd.io/custom': 'v', app: 'web' };
+    // WHEN copied / THEN none reaches the mirror
+    assert.deepEqual(copiedLabels(remote, link()), { app: 'web' });
   });
 
   test('drops the link exclusions, with the "X/*" glob matching the bare prefix', () => {
@@ -122,22 +124,24 @@ describe('copiedLabels', () => {
 });
 
 describe('copiedAnnotations', () => {
-  test('keeps mirror.linkerd.io/* annotations (contract: only labels are filtered)', () => {
+  test('drops mirror.linkerd.io* annotations too (metadata policy: only mirrorc writes Linkerd\'s mirror keys)', () => {
     const remote = {
-      'mirror.linkerd.io/gateway-identity': 'x',
+      'mirror.linkerd.io/remote-gateway-identity': 'x',
       'mirror.linkerd.io/probe-path': '/ready',
       'mirror.linkerd.io-foo': 'y',
+      note: 'kept',
     };
-    assert.deepEqual(copiedAnnotations(remote, link()), remote);
+    assert.deepEqual(copiedAnnotations(remote, link()), { note: 'kept' });
   });
 
-  test('drops the topology annotations', () => {
+  test('drops the topology annotations and every other service.kubernetes.io key', () => {
     const remote = {
       'service.kubernetes.io/topology-aware-hints': 'auto',
       'service.kubernetes.io/topology-mode': 'Auto',
-      'service.kubernetes.io/other': 'kept',
+      'service.kubernetes.io/other': 'x',
+      note: 'kept',
     };
-    assert.deepEqual(copiedAnnotations(remote, link()), { 'service.kubernetes.io/other': 'kept' });
+    assert.deepEqual(copiedAnnotations(remote, link()), { note: 'kept' });
   });
 
   test('drops the link exclusions with the same glob rule as labels', () => {
@@ -179,13 +183,10 @@ describe('copiedAnnotations', () => {
       'argocd.argoproj.io/sync-options': 'Prune=false',
       'kustomize.toolkit.fluxcd.io/reconcile': 'disabled',
       'helm.toolkit.fluxcd.io/driftDetection': 'disabled',
-      'kubectl.kubernetes.io/restartedAt': 'kept',
-      description: 'kept too',
+      'kubectl.kubernetes.io/restartedAt': 'dropped with every kubectl.kubernetes.io key',
+      description: 'kept',
     };
-    assert.deepEqual(copiedAnnotations(remote, link()), {
-      'kubectl.kubernetes.io/restartedAt': 'kept',
-      description: 'kept too',
-    });
+    assert.deepEqual(copiedAnnotations(remote, link()), { description: 'kept' });
   });
 
   test('excludedLabels do not affect annotations', () => {

@@ -33,7 +33,7 @@ function fakeClient(services: k8s.V1Service[], namespaces: string[] = ['default'
     cluster: 'paris',
     listServices: async () => services,
     readService: async (namespace: string, name: string) => [...services, GATEWAY].find((s) => s.metadata?.namespace === namespace && s.metadata?.name === name),
-    listNamespaces: async () => namespaces,
+    listNamespaces: async () => namespaces.map((name) => ({ metadata: { name } })),
     listEndpointSlices: async () => slices,
   } as unknown as ClusterClient;
 }

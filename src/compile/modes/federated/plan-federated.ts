@@ -11,8 +11,9 @@ import type { FleetSpec } from '../../../model/fleet-spec.js';
 import { selectorMatches, selectorToQuery } from '../../../model/label-selector.js';
 import type { FleetSnapshot } from '../../../observe/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
-import { copiedAnnotations, copiedLabels } from '../../copy-metadata.js';
+import { copiedAnnotations, copiedLabels, undeliverableMetadata } from '../../copy-metadata.js';
 import type { Diagnostics } from '../../diagnostics.js';
+import { undeliverableWarning } from '../../mirror-metadata.js';
 import type { MirrorUnit } from '../../mirror-unit.js';
 import { federatedServiceName } from '../../names.js';
 import { namespaceSelected } from '../../namespace-filter.js';
@@ -82,6 +83,7 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
     }
 
     const local = members.find((m) => m.link === undefined);
+    for (const u of undeliverableMetadata(winner.service, winner.link ?? NO_EXCLUSIONS)) diagnostics.warn(undeliverableWarning(source, `${winner.cluster}/${namespace}/${serviceName}`, winner.cluster, u));
     const annotations: Record<string, string> = { ...copiedAnnotations(winner.service.annotations, winner.link ?? NO_EXCLUSIONS) };
     // Members in precedence order, so the list never depends on the API's list order (Linkerd uses join order).
     if (remote.length > 0) annotations[REMOTE_DISCOVERY_ANNOTATION] = remote.map(memberId).join(',');

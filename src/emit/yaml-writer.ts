@@ -1,0 +1,126 @@
+/**
+ * The YAML writer of every generated file: strings any YAML reader (1.1, 1.2, Go's) could take for
+ * something else are double-quoted, and strings Go's readers would not read back from the yaml
+ * library's output are written in escaped one-line double quotes. See docs/safety/metadata-policy.md.
+ */
+import YAML from 'yaml';
+
+const GO_INT = /^[-+]?(0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*)$/;
+const GO_FLOAT = /^[-+]?([0-9][0-9_]*)?\.?[0-9_]*([eE][-+]?[0-9]+)?$/;
+/** strconv.ParseInt/ParseUint with base 0 (range aside), as go-yaml tries them. */
+const GO_STRCONV_INT = /^[-+]?(0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|[0-9]+)$/;
+/** go-yaml's `yamlStyleFloat` (resolve.go). */
+const GO_YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+
+/**
+ * Whether go-yaml (v2 and v3) reads a plain scalar as a number after its own first step: for a scalar
+ * starting with a digit or sign it drops every `_` and then tries strconv (`0_x1F` is 31, `5E49_` a float).
+ */
+function isGoNumberWithoutUnderscores(value: string): boolean {
+  if (!/^[-+0-9]/.test(value) || !value.includes('_')) return false;
+  const plain = value.replaceAll('_', '');
+  return GO_STRCONV_INT.test(plain) || GO_YAML_STYLE_FLOAT.test(plain);
+}
+
+/**
+ * The plain-scalar patterns of YAML 1.1 (Kubernetes' go-yaml heritage) and 1.2 (go-yaml v3 reads
+ * `0o12` as 10), as the yaml library resolves them: a plain scalar matching one is read as a null,
+ * bool, int, float or timestamp.
+ */
+const YAML_TYPE_PATTERNS: readonly RegExp[] = (['1.1', '1.2'] as const).flatMap((version) =>
+  new YAML.Document(null, { version }).schema.tags.flatMap((tag) => ('test' in tag && tag.default === true && tag.test ? [tag.test] : [])),
+);
+
+/**
+ * Plain scalars that would not be read back as one string: a leading blank (space or tab), flow or other
+ * indicator; a leading `-`, `?` or `:` block indicator; a document marker; `: ` (a mapping), ` #` (a
+ * comment), a trailing blank or colon; a line break (folded into a space). The yaml library itself quotes
+ * strings with other control characters.
+ */
+const PLAIN_STRUCTURE = /^[ \t,[\]{}#&*!|>'"%@`]|^[-?:](?:[ \t]|$)|^(?:---|\.\.\.)(?:[ \t]|$)|:[ \t]|[ \t]#|[ \t:]$|\n/;
+
+/**
+ * Strings that the yaml library would write in a form Go's YAML readers (sigs.k8s.io/yaml, go-yaml v2
+ * and v3, kustomize's kyaml) do not read back as written: holding DEL or a C1 control character (written
+ * raw: go-yaml refuses them, and reads NEL as a line break), U+2028 or U+2029 (line breaks to go-yaml),
+ * the BOM, the non-characters U+FFFE/U+FFFF (refused) or an unpaired surrogate; or a line holding only a
+ * space (`\n \n`, which the library's line folding of long double-quoted strings corrupts). These are
+ * written by {@link goDoubleQuoted}; other control characters the library escapes correctly.
+ */
+const GO_EXACT_NEEDED = /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\u{d800}-\u{dfff}]|\n \n/u;
+
+/** Escapes go-yaml reads in double-quoted scalars, for the characters that get a named one. */
+const NAMED_ESCAPES: Readonly<Record<string, string>> = {
+  '\0': '\\0', '\x07': '\\a', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\v': '\\v', '\f': '\\f', '\r': '\\r',
+  '\x1b': '\\e', '"': '\\"', '\\': '\\\\', '\x85': '\\N', '\u2028': '\\L', '\u2029': '\\P',
+};
+
+/** A string that cannot be written so that Go's YAML readers (and hence the Kubernetes API) get it back. */
+export class UnwritableStringError extends Error {
+  constructor(public readonly value: string, public readonly detail: string) {
+    super(detail);
+    this.name = 'UnwritableStringError';
+  }
+}
+
+/**
+ * `value` as a one-line double-quoted scalar that go-yaml v2 and v3 read back exactly: every
+ * control character, NEL, U+2028/U+2029, the BOM and U+FFFE/U+FFFF escaped, everything else as is.
+ * Unpaired surrogates have no such form (go-yaml refuses `\\uD800`, UTF-8 cannot hold them): they throw.
+ */
+export function goDoubleQuoted(value: string): string {
+  let out = '"';
+  for (const ch of value) {
+    const code = ch.codePointAt(0)!;
+    const named = NAMED_ESCAPES[ch];
+    if (named !== undefined) out += named;
+    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (code === 0xfeff || code === 0xfffe || code === 0xffff) out += `\\u${code.toString(16)}`;
+    else if (code >= 0xd800 && code <= 0xdfff) {
+      throw new UnwritableStringError(value, `holds an unpaired UTF-16 surrogate (U+${code.toString(16).toUpperCase()}), which neither YAML nor the Kubernetes API can carry`);
+    } else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** Scalar format that selects {@link GO_EXACT_STRING}. */
+const GO_EXACT_FORMAT = 'go-exact';
+
+/** The string tag again, writing the scalars the visitor marks with {@link GO_EXACT_FORMAT} through {@link goDoubleQuoted}. */
+const GO_EXACT_STRING = {
+  tag: 'tag:yaml.org,2002:str',
+  default: true,
+  format: GO_EXACT_FORMAT,
+  identify: (value: unknown): boolean => typeof value === 'string',
+  resolve: (value: string): string => value,
+  stringify: (item: { value: unknown }): string => goDoubleQuoted(String(item.value)),
+};
+
+/**
+ * Whether the plain scalar `value` could be read back as something other than this string by some YAML
+ * reader: YAML 1.1 or 1.2, or Go's readers, which parse numbers with strconv (base prefixes 0b/0o/0x in
+ * any case, signs, '_' anywhere once dropped) and accept more than either schema.
+ */
+export function isAmbiguousPlain(value: string): boolean {
+  return (
+    GO_INT.test(value) || GO_FLOAT.test(value) || isGoNumberWithoutUnderscores(value) ||
+    PLAIN_STRUCTURE.test(value) || YAML_TYPE_PATTERNS.some((p) => p.test(value))
+  );
+}
+
+/**
+ * YAML text for `value`: strings that a reader could take for a number, bool, null or structure are
+ * double-quoted, and strings holding characters that Go's readers would not read back are written
+ * in escaped one-line double quotes (see {@link goDoubleQuoted}).
+ */
+export function stringifyYaml(value: unknown): string {
+  const doc = new YAML.Document(value, { version: '1.1', aliasDuplicateObjects: false, customTags: [GO_EXACT_STRING] });
+  YAML.visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'string') return;
+      if (GO_EXACT_NEEDED.test(node.value)) node.format = GO_EXACT_FORMAT;
+      else if (isAmbiguousPlain(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
+}
