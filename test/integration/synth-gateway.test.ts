@@ -250,7 +250,8 @@ describe('gateway-mode synth against real API servers', () => {
         const a = new Cluster(f, 'london');
         new Link(f, 'loop', { source: a, target: a });
       };
-      const invalid = await new Workspace(selfLink, '/nonexistent/kubeconfig').synth({ lockFile: ws.lockFile, outDir: ws.outDir });
+      // (an identity that can read nothing: the run must fail on the definition before any request)
+      const invalid = await new Workspace(selfLink, fleet.kubeconfig('nobody')).synth({ lockFile: ws.lockFile, outDir: ws.outDir });
       assert.equal(invalid.exitCode, ExitCode.INVALID_INPUT);
       assert.match(invalid.error ?? '', /link fleet\/loop: a cluster cannot link to itself \("london"\)/);
       assert.deepEqual(ws.files(), afterWarn);
