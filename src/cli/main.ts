@@ -28,6 +28,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: --timeout must be a positive number of milliseconds, not "${values.timeout}"\n`);
     return ExitCode.INVALID_INPUT;
   }
+  const wait = values.wait !== undefined ? Number(values.wait) : undefined;
+  if (wait !== undefined && !(values.wait!.trim() !== '' && Number.isFinite(wait) && wait >= 0)) {
+    process.stderr.write(`error: --wait must be a number of seconds (0 or more), not "${values.wait}"\n`);
+    return ExitCode.INVALID_INPUT;
+  }
   if (values.quiet && values.verbose) {
     process.stderr.write('error: --quiet and --verbose exclude each other\n');
     return ExitCode.INVALID_INPUT;
@@ -44,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
     ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     ...(sources.length > 0 ? { sources } : {}),
     ...(values.report !== undefined ? { reportFile: values.report } : {}),
+    ...(wait !== undefined ? { waitSeconds: wait } : {}),
     verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
   });
   return result.exitCode;
