@@ -2,7 +2,8 @@
  * The mutating file-system calls of the write path: each is one named step (for fault injection)
  * and is durable (files and the folders whose entries change are fsynced).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { faultPoint, type WriteStep } from './fault-injection.js';
 
 /** Creates or truncates `path`, writes `text` and fsyncs it. */
@@ -35,10 +36,18 @@ export function unlinkStep(step: WriteStep, path: string): void {
   }
 }
 
-/** Creates `path` and its missing parents. */
+/** Creates `path` and its missing parents (one by one: a recursive mkdir can report ENOENT for what is EROFS or EACCES). */
 export function mkdirStep(step: WriteStep, path: string): void {
   faultPoint(step, path);
-  mkdirSync(path, { recursive: true });
+  const missing: string[] = [];
+  for (let p = resolve(path); !existsSync(p) && dirname(p) !== p; p = dirname(p)) missing.unshift(p);
+  for (const p of missing) {
+    try {
+      mkdirSync(p);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
 }
 
 /** Removes the empty folder `path`; a missing or non-empty folder is left as it is. */
