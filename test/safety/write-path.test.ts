@@ -340,7 +340,7 @@ describe('write failures', () => {
   }
 
   /** A repository whose dist/ lives in `out/` (a mount point), lock and report outside it; the OLD output written. */
-  async function repoWithOutputIn(mount: (dir: string) => boolean): Promise<{ repo: SafetyRepo; mounted: boolean; args: string[]; old: string; outDir: string }> {
+  async function repoWithOutputIn(mount: (dir: string) => boolean): Promise<{ repo: SafetyRepo; mounted: boolean; args: string[]; old: string; outDir: string; writtenLock: string }> {
     const repo = new SafetyRepo();
     const out = join(repo.dir, 'out');
     const mounted = mount(out);
@@ -350,8 +350,9 @@ describe('write failures', () => {
     const outDir = join(out, 'dist');
     const first = await synthInProcess(repo, 'write', { outDir });
     assert.equal(first.exitCode, 0, first.log.join('\n'));
+    const writtenLock = readFileSync(repo.lockFile, 'utf8');
     repo.writeLock(generatedLock(150));
-    return { repo, mounted, args: ['synth', '--offline', '--out', 'out/dist'], old: stateHashOf(outDir, repo.lockFile), outDir };
+    return { repo, mounted, args: ['synth', '--offline', '--out', 'out/dist'], old: stateHashOf(outDir, repo.lockFile), outDir, writtenLock };
   }
 
   function stateHashOf(outDir: string, lockFile: string): string {
@@ -373,7 +374,7 @@ describe('write failures', () => {
   });
 
   test('GIVEN dist/ on a read-only file system WHEN synth has changes to write (real read-only tmpfs as root, else injected EROFS) THEN it exits 8 "read-only", the report is written, dist/ and the lock are unchanged', async (t) => {
-    const { repo, mounted, args, old, outDir } = await repoWithOutputIn((dir) => mountTmpfs(dir, 'size=4m'));
+    const { repo, mounted, args, old, outDir, writtenLock } = await repoWithOutputIn((dir) => mountTmpfs(dir, 'size=4m'));
     if (!mounted) t.diagnostic('not root or no mount: the read-only error is injected');
     try {
       if (mounted) execFileSync('mount', ['-o', 'remount,ro', join(repo.dir, 'out')]);
@@ -382,7 +383,7 @@ describe('write failures', () => {
       assert.equal(stateHashOf(outDir, repo.lockFile), old);
       assert.equal(existsSync(transactionDir(outDir)), false);
       // A run with nothing to change needs no write at all, so it succeeds even on a read-only disk.
-      repo.writeLock(LOCK_OLD);
+      repo.writeLock(writtenLock);
       const unchanged = await repo.run(args);
       assertOk(unchanged);
     } finally {
