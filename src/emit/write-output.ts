@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { recoverLegacySwap } from './legacy-swap-recovery.js';
+import { isFsError, shownPath, WriteFailedError } from './write-failure.js';
 import { readTree } from './read-tree.js';
 import type { FileTree } from './render-files.js';
 import { commitChanges, recoverTransaction, type WriteSummary } from './write-transaction.js';
@@ -18,8 +19,15 @@ export { readCommittedTree, committedPath, type WriteSummary } from './write-tra
  * folders resolved). Call it only while holding the run lock of `outDir`.
  */
 export function recoverInterruptedWrite(outDir: string, lockPath?: string): void {
-  recoverLegacySwap(resolve(outDir), lockPath !== undefined ? resolve(lockPath) : undefined);
-  recoverTransaction(outDir);
+  try {
+    recoverLegacySwap(resolve(outDir), lockPath !== undefined ? resolve(lockPath) : undefined);
+    recoverTransaction(outDir);
+  } catch (e) {
+    if (!isFsError(e)) throw e;
+    const e2 = e as NodeJS.ErrnoException & { dest?: string };
+    throw new WriteFailedError(e2.dest ?? e2.path ?? outDir, e.code,
+      `an interrupted earlier run left ${shownPath(resolve(outDir))}/ to be completed (or undone), and that failed; plan and check read what it committed; fix the cause and run synth again`);
+  }
 }
 
 /**
