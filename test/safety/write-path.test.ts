@@ -369,6 +369,32 @@ describe('write failures', () => {
       assertFailure(run, ExitCode.WRITE_FAILED, /cannot write out\/dist\/\S+: the disk is full \(ENOSPC\); nothing was changed/);
       assert.equal(stateHashOf(outDir, repo.lockFile), old);
       assert.equal(existsSync(transactionDir(outDir)), false);
+      assert.deepEqual(writeLeftovers(repo), []);
+    } finally {
+      if (mounted) execFileSync('umount', [join(repo.dir, 'out')]);
+      repo.remove();
+    }
+  });
+
+  test('GIVEN dist/ on another file system than the lock (a tmpfs as root) WHEN synth writes a change THEN the lock is staged beside itself, everything lands, and nothing is left behind', async (t) => {
+    const { repo, mounted, args, outDir } = await repoWithOutputIn((dir) => mountTmpfs(dir, 'size=16m'));
+    if (!mounted) t.diagnostic('not root or no mount: dist/ and the lock share one file system here');
+    try {
+      const run = await repo.run(args);
+      assertOk(run);
+      // THEN the state is exactly what a run on one file system writes
+      const reference = new SafetyRepo();
+      try {
+        reference.writeFleet(FLEET_A);
+        reference.writeLock(readFileSync(repo.lockFile, 'utf8'));
+        const r = await synthInProcess(reference, 'write');
+        assert.equal(r.exitCode, 0);
+        assert.equal(stateHashOf(outDir, repo.lockFile), reference.hash());
+      } finally {
+        reference.remove();
+      }
+      assert.equal(existsSync(transactionDir(outDir)), false);
+      assert.deepEqual(writeLeftovers(repo), []);
     } finally {
       if (mounted) execFileSync('umount', [join(repo.dir, 'out')]);
       repo.remove();
@@ -384,6 +410,7 @@ describe('write failures', () => {
       assertFailure(run, ExitCode.WRITE_FAILED, /cannot write \S+: the file system is read-only \(EROFS\); nothing was changed/);
       assert.equal(stateHashOf(outDir, repo.lockFile), old);
       assert.equal(existsSync(transactionDir(outDir)), false);
+      assert.deepEqual(writeLeftovers(repo), []);
       // A run with nothing to change needs no write at all, so it succeeds even on a read-only disk.
       repo.writeLock(writtenLock);
       const unchanged = await repo.run(args);
