@@ -39,6 +39,8 @@ export interface RunLockProps {
   readonly now?: () => Date;
   /** Called once when the lock is taken and the run starts waiting, with the holder's description. @default nothing */
   readonly onWait?: (holder: string) => void;
+  /** How the lock is held: an abstract Unix socket, or a pid file created with O_EXCL. @default 'socket' on Linux, else 'pid-file' */
+  readonly mechanism?: 'socket' | 'pid-file';
 }
 
 /** The run lock is held by another run (and was not released in time). */
@@ -81,7 +83,8 @@ export async function acquireRunLock(dir: string, props: RunLockProps = {}): Pro
   const now = props.now ?? (() => new Date());
   const deadline = now().getTime() + waitSeconds * 1000;
   const me: RunLockHolder = { pid: process.pid, host: hostname(), command: props.command ?? 'mirrorc', since: now().toISOString() };
-  const take = process.platform === 'linux' ? takeSocketLock : takePidFileLock;
+  const socket = (props.mechanism ?? (process.platform === 'linux' ? 'socket' : 'pid-file')) === 'socket';
+  const take = socket ? takeSocketLock : takePidFileLock;
   let waiting = false;
   for (;;) {
     const lock = await take(dir, me);
@@ -92,7 +95,7 @@ export async function acquireRunLock(dir: string, props: RunLockProps = {}): Pro
       waiting = true;
       props.onWait?.(describeHolder(readHolder(dir)));
     }
-    await (process.platform === 'linux' ? untilSocketReleased(socketName(dir), left) : delay(Math.min(left, 500)));
+    await (socket ? untilSocketReleased(socketName(dir), left) : delay(Math.min(left, 500)));
   }
 }
 

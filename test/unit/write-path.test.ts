@@ -56,6 +56,43 @@ describe('acquireRunLock', () => {
   });
 });
 
+describe('acquireRunLock with a pid file (platforms without abstract sockets)', () => {
+  let root: string;
+  beforeEach(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mirrorc-lock-'));
+  });
+  afterEach(() => {
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test('GIVEN a held pid-file lock WHEN a second taker does not wait THEN it fails naming the holder; after release it succeeds', async () => {
+    const outDir = path.join(root, 'dist');
+    const first = await acquireRunLock(outDir, { waitSeconds: 0, mechanism: 'pid-file', command: 'synth' });
+    try {
+      await assert.rejects(acquireRunLock(outDir, { waitSeconds: 0, mechanism: 'pid-file' }), (e: unknown) =>
+        e instanceof RunLockBusyError && new RegExp(`pid ${process.pid} on host `).test(e.message));
+    } finally {
+      first.release();
+    }
+    (await acquireRunLock(outDir, { waitSeconds: 0, mechanism: 'pid-file' })).release();
+  });
+
+  test('GIVEN a pid file left by a process that is gone WHEN a run takes the lock THEN it takes it over', async () => {
+    const outDir = path.join(root, 'dist');
+    // A pid that is not running: the largest pid Linux can hand out, plus one.
+    fs.writeFileSync(holderInfoPath(outDir), JSON.stringify({ pid: 4194305, host: os.hostname(), command: 'synth', since: '2026-01-01T00:00:00.000Z' }));
+    const lock = await acquireRunLock(outDir, { waitSeconds: 0, mechanism: 'pid-file' });
+    assert.equal(JSON.parse(fs.readFileSync(holderInfoPath(outDir), 'utf8')).pid, process.pid);
+    lock.release();
+  });
+
+  test('GIVEN a pid file of another host WHEN a run takes the lock THEN it does not take it over (it cannot tell whether that run is alive)', async () => {
+    const outDir = path.join(root, 'dist');
+    fs.writeFileSync(holderInfoPath(outDir), JSON.stringify({ pid: 4194305, host: 'elsewhere', command: 'synth', since: '2026-01-01T00:00:00.000Z' }));
+    await assert.rejects(acquireRunLock(outDir, { waitSeconds: 0, mechanism: 'pid-file' }), /pid 4194305 on host elsewhere/);
+  });
+});
+
 describe('parseFault', () => {
   test('reads crash and errno faults at a step name or a step number', () => {
     assert.deepEqual(parseFault('crash:journal-commit'), { kind: 'crash', at: 'journal-commit' });
