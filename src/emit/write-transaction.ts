@@ -106,11 +106,12 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
   if (puts.length === 0 && deletes.length === 0) return { put: 0, deleted: 0 };
 
   const what = describeOutputs(trees, files);
+  // Never touch an earlier run's transaction here: it may be committed (the caller recovers it first).
+  if (existsSync(txn)) throw new Error(`internal error: ${txn} exists; it must be recovered before a new write`);
   // Stage: nothing visible changes until the journal is committed.
   let current = txn;
   const ops: JournalOp[] = [];
   try {
-    if (existsSync(txn)) throw Object.assign(new Error(`${txn} exists`), { code: 'EEXIST', path: txn });
     const txnDev = deviceOf(base);
     const outside: string[] = [];
     const staged = puts.map((p, i) => {
