@@ -28,6 +28,11 @@ async function main(argv: string[]): Promise<number> {
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--timeout must be a positive number of milliseconds, not "${values.timeout}"`);
   }
+  const wait = values.wait !== undefined ? Number(values.wait) : undefined;
+  if (wait !== undefined && !(values.wait!.trim() !== '' && Number.isFinite(wait) && wait >= 0)) {
+    process.stderr.write(`error: --wait must be a number of seconds (0 or more), not "${values.wait}"\n`);
+    return ExitCode.INVALID_INPUT;
+  }
   if (values.quiet && values.verbose) {
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, '--quiet and --verbose exclude each other');
   }
@@ -49,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
     ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     ...(sources.length > 0 ? { sources } : {}),
     ...(values.report !== undefined ? { reportFile: values.report } : {}),
+    ...(wait !== undefined ? { waitSeconds: wait } : {}),
     verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
   });
   // Run by `cdk8s synth`: its output folder must exist afterwards, and stays empty (see cdk8s.yaml).

@@ -20,6 +20,7 @@ export const CLI_OPTIONS = {
   timeout: { type: 'string' },
   source: { type: 'string', multiple: true },
   report: { type: 'string' },
+  wait: { type: 'string' },
   quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -45,6 +46,7 @@ options:
   --source <cluster>   compile only this source cluster (repeatable, or comma-separated); needs --offline;
                        every other folder of <out>/ and the lock are left as they are
   --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings)
+  --wait <seconds>     synth/observe: wait this long for another run writing <out>/ (default: 60; 0: exit 6 at once)
   -q, --quiet          print only errors and warnings on stderr
   -v, --verbose        also print each changed field and timings on stderr
   --kubeconfig <file>  kubeconfig for clusters whose access names none
@@ -52,5 +54,6 @@ options:
   -h, --help           show this help
 
 exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters,
-            5 check found differences, 6 busy (another run holds the run lock),
-            7 removal guard (confirm with --confirm-removals), 8 write failed`;
+            5 check found differences, 6 another run is writing <out>/ (see --wait),
+            7 removal guard (confirm with --confirm-removals),
+            8 <out>/, the lock or the report could not be written (disk full, read-only, permissions)`;

@@ -5,7 +5,7 @@
 import { compareStrings } from '../util/order.js';
 import type { App, Chart } from 'cdk8s';
 import { diffTrees } from '../emit/diff-trees.js';
-import { readTree, replaceDirectory } from '../emit/write-output.js';
+import { readCommittedTree, replaceDirectory } from '../emit/write-output.js';
 import type { FileTree } from '../emit/render-files.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderDeliveryFiles } from '../delivery/delivery-files.js';
@@ -32,7 +32,7 @@ export function deliveryTree(fleet: FleetSpec): FileTree | undefined {
 
 /** Writes `delivery/` (write mode) or reports whether it differs (plan/check); returns whether anything differs. */
 export function emitDelivery(mode: 'write' | 'plan' | 'check', dir: string, tree: FileTree, log: (line: string) => void): boolean {
-  const changes = diffTrees(new Map([...readTree(dir)].map(([p, c]) => [`delivery/${p}`, c])), new Map([...tree].map(([p, c]) => [`delivery/${p}`, c])));
+  const changes = diffTrees(new Map([...readCommittedTree(dir)].map(([p, c]) => [`delivery/${p}`, c])), new Map([...tree].map(([p, c]) => [`delivery/${p}`, c])));
   const change = changes[0];
   if (mode === 'write') replaceDirectory(dir, tree);
   if (!change) return false;

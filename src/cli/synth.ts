@@ -10,8 +10,9 @@ import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import { previousMirrorOwners } from '../emit/previous-owners.js';
 import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
-import { writeFileAtomically } from '../emit/write-file-atomically.js';
-import { readTree, recoverInterruptedWrite, writeOutput } from '../emit/write-output.js';
+import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
+import { WriteFailedError } from '../emit/write-failure.js';
+import { committedPath, readCommittedTree, recoverInterruptedWrite, writeLockOnly, writeOutput } from '../emit/write-output.js';
 import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { lockGatewayProblems } from '../observe/gateway-checks.js';
@@ -76,6 +77,8 @@ export interface SynthOptions {
   readonly log?: (line: string) => void;
   /** Where a plan or check report goes. @default stdout */
   readonly print?: (line: string) => void;
+  /** synth/observe: how long to wait for another run holding the output's run lock, in seconds; 0 refuses at once (exit 6). @default 60 */
+  readonly waitSeconds?: number;
 }
 
 /** What a run did. */
@@ -95,14 +98,18 @@ export interface SynthResult {
  * unexpected exception (a bug) ends in exit 1 with its stack on the log, and the report is still written.
  */
 export async function runSynth(options: SynthOptions): Promise<SynthResult> {
+  const held: RunLock[] = [];
   try {
-    return await runSynthSteps(options);
+    return await runSynthSteps(options, held);
   } catch (e) {
     return unexpectedFailure(options, e);
+  } finally {
+    for (const lock of held) lock.release();
   }
 }
 
-async function runSynthSteps(options: SynthOptions): Promise<SynthResult> {
+/** {@link runSynth}, adding the run lock it takes to `held` (released by the caller, whatever happens). */
+async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<SynthResult> {
   const log = runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal');
   const now = options.now ?? (() => new Date());
   const mode = options.mode ?? 'write';
@@ -124,6 +131,21 @@ async function runSynthSteps(options: SynthOptions): Promise<SynthResult> {
   if (!lockFile) return finish(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
   const kubeconfigProblem = options.kubeconfig !== undefined ? kubeconfigFileProblem(options.kubeconfig) : undefined;
   if (kubeconfigProblem) return finish(ExitCode.INVALID_INPUT, `--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
+  // One writer at a time: it then completes (or undoes) whatever an interrupted run left.
+  if (mode === 'write' || mode === 'observe') {
+    try {
+      held.push(await acquireRunLock(outDir, {
+        ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
+        command: `${facts.command}${facts.offline ? ' --offline' : ''}${shard ? ` --source ${shard.join(',')}` : ''}`,
+        onWait: (holder) => log.info(`waiting for another mirrorc run to finish writing ${outDir}/ (${holder})...`),
+      }));
+      recoverInterruptedWrite(outDir, lockFile);
+    } catch (e) {
+      if (e instanceof RunLockBusyError) return finish(ExitCode.BUSY, e.message);
+      if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
+      throw e;
+    }
+  }
 
   // Model: load and validate before any network call.
   let spec: FleetSpec;
@@ -131,9 +153,9 @@ async function runSynthSteps(options: SynthOptions): Promise<SynthResult> {
   try {
     const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
     spec = buildFleet(define, options.fleetFile).fleet.toSpec();
-    const problem = missingLockProblem(lockFile, outDir, options.newFleet ?? false);
+    const problem = missingLockProblem(committedPath(outDir, lockFile), outDir, options.newFleet ?? false);
     if (problem) return finish(ExitCode.INVALID_INPUT, problem);
-    previous = readLockFile(lockFile);
+    previous = readLockFile(committedPath(outDir, lockFile));
     const gatewayProblems = lockGatewayProblems(spec, previous);
     if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
   } catch (e) {
@@ -185,7 +207,7 @@ async function runSynthSteps(options: SynthOptions): Promise<SynthResult> {
   const compileStarted = now().getTime();
   try {
     const app = new App({ outdir: outDir });
-    const isolation = { strict: options.strict ?? false, previousOwners: previousMirrorOwners(outDir) };
+    const isolation = { strict: options.strict ?? false, previousOwners: previousMirrorOwners(readCommittedTree(outDir)) };
     const result = compileFleet(app, spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation);
     warnings.push(...result.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
@@ -205,29 +227,38 @@ async function runSynthSteps(options: SynthOptions): Promise<SynthResult> {
   const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   for (const w of warnings) log.always(`warning: ${w}`);
 
-  if (mode === 'write') recoverInterruptedWrite(outDir);
-  const before = readTree(outDir);
+  const before = readCommittedTree(outDir);
   // A shard replaces only its own folders; every other path of the tree is carried over as it is.
   // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
   const tree = shard ? mergeShardTree(before, compiled, new Set([...shard, ...nonSourceClusters(spec)])) : compiled;
   const changes = diffTrees(before, tree);
   const removals = options.confirmRemovals ? [] : largeRemovals(before, tree);
   const lockText = renderLockFile(snapshot);
-  const lockChanged = readTextOrUndefined(lockFile) !== lockText;
+  const lockChanged = readTextOrUndefined(committedPath(outDir, lockFile)) !== lockText;
   facts = { ...facts, warnings, tree, changes, lockChanged };
 
   if (removals.length > 0 && (mode === 'write' || mode === 'observe')) {
     return finish(ExitCode.REMOVAL_NOT_CONFIRMED, largeRemovalMessage(removals));
   }
   if (mode === 'write') {
-    // Emit: swap in the new tree and the lock.
-    writeOutput(outDir, tree, lockFile, lockText);
-    logChanges(log.info, log.detail, changes, outDir, before, tree);
-    if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
+    // Emit: write what differs in the tree and the lock, through a committed journal.
+    try {
+      writeOutput(outDir, tree, lockFile, lockText);
+      logChanges(log.info, log.detail, changes, outDir, before, tree);
+      if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
+    } catch (e) {
+      if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
+      throw e;
+    }
     return finish(ExitCode.OK);
   }
   if (mode === 'observe') {
-    writeFileAtomically(lockFile, lockText);
+    try {
+      writeLockOnly(outDir, lockFile, lockText);
+    } catch (e) {
+      if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
+      throw e;
+    }
     log.info(`${lockFile}: ${lockChanged ? 'updated' : 'unchanged'}; ${outDir}/ left as it is (compile it with: synth --offline [--source <cluster>])`);
     return finish(ExitCode.OK);
   }

@@ -5,8 +5,6 @@
  * (it stays pure), so that in a name clash between two target services the existing mirror keeps
  * its name and a newcomer cannot take it over.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import YAML from 'yaml';
 import { REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
 import { clusterNameProblem, dns1123LabelProblem } from '../util/k8s-names.js';
@@ -30,44 +28,26 @@ export function mirrorOrigin(object: unknown): string | undefined {
 }
 
 /**
- * The owners of the mirror Services under `outDir` (`<source>/<namespace>/service-<name>.yaml`).
- * A file that cannot be read or parsed is no owner: then a clash skips every claimant, the safe side.
+ * The owners of the mirror Services in `tree` (the committed output, paths
+ * `<source>/<namespace>/service-<name>.yaml`). A file that does not parse is no owner: then a
+ * clash skips every claimant, the safe side.
  */
-export function previousMirrorOwners(outDir: string): MirrorOwners {
+export function previousMirrorOwners(tree: ReadonlyMap<string, string>): MirrorOwners {
   const owners: MirrorOwners = {};
-  const list = (dir: string): string[] => {
+  for (const path of [...tree.keys()].sort(compareStrings)) {
+    const m = /^([^/]+)\/([^/]+)\/service-[^/]+\.yaml$/.exec(path);
+    if (!m) continue;
+    const [, source, namespace] = m as unknown as [string, string, string];
+    let object: unknown;
     try {
-      return readdirSync(dir).sort(compareStrings);
+      object = YAML.parse(tree.get(path)!);
     } catch {
-      return [];
+      continue;
     }
-  };
-  if (!existsSync(outDir)) return owners;
-  for (const source of list(outDir)) {
-    for (const namespace of list(join(outDir, source))) {
-      const dir = join(outDir, source, namespace);
-      if (!isDirectory(dir)) continue;
-      for (const file of list(dir).filter((f) => /^service-.+\.yaml$/.test(f))) {
-        let object: unknown;
-        try {
-          object = YAML.parse(readFileSync(join(dir, file), 'utf8'));
-        } catch {
-          continue;
-        }
-        const origin = mirrorOrigin(object);
-        const name = (object as { metadata?: { name?: unknown } } | null)?.metadata?.name;
-        if (origin === undefined || typeof name !== 'string') continue;
-        (owners[source] ??= {})[`${namespace}/${name}`] = origin;
-      }
-    }
+    const origin = mirrorOrigin(object);
+    const name = (object as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+    if (origin === undefined || typeof name !== 'string') continue;
+    (owners[source] ??= {})[`${namespace}/${name}`] = origin;
   }
   return owners;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -4,12 +4,13 @@
  * hash), the exit code, the message, and the `--report` file.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { committedPath, readCommittedTree } from '../../src/emit/write-transaction.js';
 
 /** The repository root (where package.json lives). */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -43,6 +44,20 @@ export function stateHash(outDir: string, lockFile: string): string {
   return h.digest('hex');
 }
 
+/** {@link stateHash} of the committed state: what a committed journal of an interrupted run will make of dist/ and the lock. */
+export function committedStateHash(outDir: string, lockFile: string): string {
+  const h = createHash('sha256');
+  for (const [path, text] of readCommittedTree(outDir)) {
+    const bytes = Buffer.from(text, 'utf8');
+    h.update(`${path}\0${bytes.length}\0`).update(bytes);
+  }
+  h.update('\0LOCK\0');
+  const lock = committedPath(outDir, lockFile);
+  if (existsSync(lock)) h.update(readFileSync(lock));
+  else h.update('(none)');
+  return h.digest('hex');
+}
+
 /** What one CLI run did. */
 export interface CliRun {
   readonly code: number | null;
@@ -60,11 +75,11 @@ export class SafetyRepo {
   public readonly outDir = join(this.dir, 'dist');
   public readonly reportFile = join(this.dir, 'report.json');
 
-  /** Writes the fleet file; `body` is the function body, with `fleet`, `Cluster`, `Link`, `ExplicitExport` in scope. */
-  public writeFleet(body: string): void {
+  /** Writes the fleet file (or another, `rel`); `body` is the function body, with `fleet`, `Cluster`, `Link`, `ExplicitExport` in scope. */
+  public writeFleet(body: string, rel = 'clusters/fleet.ts'): void {
     const text = `import { Cluster, ExplicitExport, Link, type Fleet } from ${JSON.stringify(MIRRORC_INDEX_URL)};\n` +
       `export default function defineFleet(fleet: Fleet): void {\n${body}\n}\n`;
-    this.writeFile('clusters/fleet.ts', text);
+    this.writeFile(rel, text);
   }
 
   public writeFile(rel: string, text: string): void {
@@ -83,14 +98,23 @@ export class SafetyRepo {
     return stateHash(this.outDir, this.lockFile);
   }
 
-  /** Runs the CLI in this repository (cwd = the repo), with `--report` added unless `report: false`. */
-  public run(args: readonly string[], options: { env?: Record<string, string>; report?: boolean } = {}): Promise<CliRun> {
-    rmSync(this.reportFile, { force: true });
-    const full = [...args, ...(options.report === false ? [] : ['--report', this.reportFile])];
+  /**
+   * Runs the CLI in this repository (cwd = the repo), with `--report` added unless `report: false`
+   * (`reportFile`: another report path, e.g. one per concurrent run).
+   */
+  public run(args: readonly string[], options: { env?: Record<string, string>; report?: boolean; reportFile?: string } = {}): Promise<CliRun> {
+    const reportFile = options.reportFile ?? this.reportFile;
+    rmSync(reportFile, { force: true });
+    const full = [...args, ...(options.report === false ? [] : ['--report', reportFile])];
     return runCli(full, this.dir, options.env ?? {}).then((r) => ({
       ...r,
-      report: existsSync(this.reportFile) ? JSON.parse(readFileSync(this.reportFile, 'utf8')) : undefined,
+      report: existsSync(reportFile) ? JSON.parse(readFileSync(reportFile, 'utf8')) : undefined,
     }));
+  }
+
+  /** Hash of the committed state: dist/ and the lock as plan/check read them (an interrupted run's committed journal overlaid). */
+  public committedHash(): string {
+    return committedStateHash(this.outDir, this.lockFile);
   }
 
   public remove(): void {
@@ -127,19 +151,58 @@ export function runProcess(program: string, args: readonly string[], cwd: string
 
 /** Runs `mirrorc <args>` as a child process (tsx), collecting its output; never throws for a non-zero exit. */
 export function runCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Omit<CliRun, 'report'>> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, ...args], {
-      cwd,
-      env: { ...process.env, NODE_OPTIONS: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  return startProcess([CLI, ...args], cwd, env).done.then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
+}
+
+/** A child process started by {@link startProcess}. */
+export interface StartedProcess {
+  readonly child: ChildProcess;
+  /** Resolves when the process has ended: its exit code (null when killed), signal and output. */
+  readonly done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  /** Resolves once stdout or stderr (so far) matches `pattern`; rejects if the process ends first. */
+  waitForOutput(pattern: RegExp): Promise<string>;
+}
+
+/** Starts `node --import tsx <args>` (a .ts script and its arguments); stdin stays open until `child.stdin.end()`. */
+export function startProcess(args: readonly string[], cwd: string, env: Record<string, string> = {}): StartedProcess {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, ...args], {
+    cwd,
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  let stdout = '';
+  let stderr = '';
+  let ended = false;
+  const waiters: (() => void)[] = [];
+  const notify = (): void => { for (const w of [...waiters]) w(); };
+  child.stdout!.on('data', (d) => { stdout += d; notify(); });
+  child.stderr!.on('data', (d) => { stderr += d; notify(); });
+  child.stdin!.on('error', () => {});
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolvePromise, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => { ended = true; notify(); resolvePromise({ code, signal, stdout, stderr }); });
+  });
+  const waitForOutput = (pattern: RegExp): Promise<string> => new Promise((resolvePromise, reject) => {
+    const check = (): void => {
+      const m = pattern.exec(stdout) ?? pattern.exec(stderr);
+      if (m) { waiters.splice(waiters.indexOf(check), 1); resolvePromise(m[0]); }
+      else if (ended) { waiters.splice(waiters.indexOf(check), 1); reject(new Error(`process ended before printing ${pattern}:\n${stdout}\n${stderr}`)); }
+    };
+    waiters.push(check);
+    check();
+  });
+  return { child, done, waitForOutput };
+}
+
+/** A test-only process holding the run lock of `outDir` until `release()` (or `kill()`): deterministic contention, no timing. */
+export async function holdRunLock(outDir: string, cwd: string): Promise<{ pid: number; release(): Promise<void>; kill(): Promise<void> }> {
+  const p = startProcess([join(REPO_ROOT, 'test', 'safety', 'hold-run-lock.ts'), outDir], cwd);
+  await p.waitForOutput(/^held \d+$/m);
+  return {
+    pid: p.child.pid!,
+    release: async () => { p.child.stdin!.end(); await p.done; },
+    kill: async () => { p.child.kill('SIGKILL'); await p.done; },
+  };
 }
 
 /** Asserts the state is exactly one of the given complete states (by hash), naming which it is not. */

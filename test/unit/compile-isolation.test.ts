@@ -12,6 +12,7 @@ import YAML from 'yaml';
 import { CompileError } from '../../src/compile/diagnostics.js';
 import { mirrorOrigin, previousMirrorOwners } from '../../src/emit/previous-owners.js';
 import { objectPath } from '../../src/emit/render-files.js';
+import { readTree } from '../../src/emit/write-output.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import type { FleetSnapshot, PinnedRangeService } from '../../src/observe/snapshot.js';
 import { compileObjects, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
@@ -126,8 +127,8 @@ describe('previous owners read from dist/', () => {
       write('s/default/endpoints-foo-x-y.yaml', { kind: 'Endpoints', metadata: { name: 'foo-x-y' } });
       writeFileSync(join(dir, 's/default/service-broken.yaml'), ': not yaml : [');
       writeFileSync(join(dir, 's/kustomization.yaml'), 'resources: []\n');
-      assert.deepEqual(previousMirrorOwners(dir), { s: { 'default/foo-x-y': 'x-y/default/foo', 'default/kafka-0-x-y': 'x-y/default/kafka' } });
-      assert.deepEqual(previousMirrorOwners(join(dir, 'missing')), {});
+      assert.deepEqual(previousMirrorOwners(readTree(dir)), { s: { 'default/foo-x-y': 'x-y/default/foo', 'default/kafka-0-x-y': 'x-y/default/kafka' } });
+      assert.deepEqual(previousMirrorOwners(new Map()), {});
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,0 +1,33 @@
+/**
+ * Leftovers of the old write format (before the write-ahead transaction): the whole new tree was
+ * written to `.<out>.staging-<pid>`, then `<out>` renamed to `.<out>.previous-<pid>`, staging renamed
+ * to `<out>`, `<lock>.tmp` renamed to the lock. A repository may still hold them once.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { removeTreeStep, renameStep, unlinkStep } from './durable-fs.js';
+
+/**
+ * Puts the output of an interrupted old-format run back together: the previous tree returns when
+ * the new one was not completely in place with its lock (`dir` missing, or `<lock>.tmp` still
+ * there); staging folders and the lock's temp file are deleted. Call it only under the run lock.
+ */
+export function recoverLegacySwap(dir: string, lockPath?: string): void {
+  const parent = dirname(dir);
+  if (!existsSync(parent)) return;
+  const name = basename(dir);
+  const entries = readdirSync(parent);
+  const lockTmp = lockPath !== undefined ? `${lockPath}.tmp` : undefined;
+  // The old run wrote `<lock>.tmp` before the swap and renamed it after: if it is still there, the lock is the old one.
+  const lockNotRenamed = lockTmp !== undefined && existsSync(lockTmp);
+  for (const p of entries.filter((e) => e.startsWith(`.${name}.previous-`))) {
+    const previous = join(parent, p);
+    if (!existsSync(dir)) renameStep('legacy-recover', previous, dir);
+    else if (lockNotRenamed) {
+      removeTreeStep('legacy-recover', dir);
+      renameStep('legacy-recover', previous, dir);
+    } else removeTreeStep('legacy-recover', previous);
+  }
+  for (const s of entries.filter((e) => e.startsWith(`.${name}.staging-`))) removeTreeStep('legacy-recover', join(parent, s));
+  if (lockNotRenamed) unlinkStep('legacy-recover', lockTmp!);
+}

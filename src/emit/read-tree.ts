@@ -1,0 +1,20 @@
+/** Reads an output folder back as a {@link FileTree}. */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { compareStrings } from '../util/order.js';
+import type { FileTree } from './render-files.js';
+
+/** Every file under `dir` (relative paths with `/`), sorted; empty when `dir` does not exist. */
+export function readTree(dir: string): FileTree {
+  const files: FileTree = new Map();
+  const walk = (rel: string): void => {
+    const abs = join(dir, rel);
+    for (const entry of readdirSync(abs).sort(compareStrings)) {
+      const relPath = rel ? `${rel}/${entry}` : entry;
+      if (statSync(join(dir, relPath)).isDirectory()) walk(relPath);
+      else files.set(relPath, readFileSync(join(dir, relPath), 'utf8'));
+    }
+  };
+  if (existsSync(dir)) walk('');
+  return files;
+}
