@@ -240,11 +240,13 @@ describe('run lock', () => {
       repo.writeFleet(FLEET_A, 'clusters/fleet-a.ts');
       repo.writeFleet(FLEET_B, 'clusters/fleet-b.ts');
       repo.writeLock(generatedLock(200));
-      const lock = ['--lock', 'clusters/fleet.lock.json'];
+      const lock = ['--lock', 'clusters/fleet.lock.json', '--confirm-removals'];
       // The two complete states, each written alone.
       const complete: Record<string, string> = {};
       for (const [name, file] of [['A', 'clusters/fleet-a.ts'], ['B', 'clusters/fleet-b.ts']] as const) {
-        const r = await synthInProcess(repo, 'write', { fleetFile: join(repo.dir, file) });
+        // The two fleets differ by two namespaces (more than the removal guard lets through unconfirmed);
+        // this case is about concurrency, so every run confirms removals.
+        const r = await synthInProcess(repo, 'write', { fleetFile: join(repo.dir, file), confirmRemovals: true });
         assert.equal(r.exitCode, 0, r.log.join('\n'));
         complete[name] = repo.hash();
       }
