@@ -42,11 +42,13 @@ function redirectSourcesToCompiled(): void {
   }
   // A fleet file outside a "type": "module" package is CommonJS to Node and tsx: its imports are
   // require() calls, which the hooks above do not see on Node 20. require() of the compiled (ESM)
-  // module returns the very instance the CLI imported.
+  // module returns the very instance the CLI imported. (tsx's scoped mode does not compile the
+  // TypeScript helpers such a file requires: keep helper modules in an ES module fleet.)
   const cjs = nodeModule.createRequire(import.meta.url)('node:module') as CommonJsLoader;
   const load = cjs._load;
   cjs._load = function redirectedLoad(this: unknown, request, parent, isMain) {
-    const url = compiledCounterpart(request, parent?.filename ? pathToFileURL(parent.filename).href : undefined, redirect);
+    const parentURL = parent?.filename ? pathToFileURL(parent.filename).href : undefined;
+    const url = compiledCounterpart(request, parentURL, redirect);
     return load.call(this, url ? fileURLToPath(url) : request, parent, isMain);
   };
 }
@@ -60,5 +62,8 @@ export async function importFleetModule(file: string): Promise<{ default?: unkno
   }
   const scopedImport = tsxImport ? await tsxImport : undefined;
   redirectSourcesToCompiled();
-  return (await (scopedImport ? scopedImport(url, import.meta.url) : import(url))) as { default?: unknown };
+  const mod = (await (scopedImport ? scopedImport(url, import.meta.url) : import(url))) as { default?: unknown };
+  // A CommonJS fleet file compiled from `export default`: its exports object is Node's default export.
+  const exports = mod.default as { __esModule?: unknown; default?: unknown } | undefined;
+  return typeof exports === 'object' && exports !== null && exports.__esModule === true && 'default' in exports ? { default: exports.default } : mod;
 }
