@@ -17,7 +17,7 @@ export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 /** `import ... from` this URL in a generated fleet file to reach mirrorc's constructs. */
 export const MIRRORC_INDEX_URL = pathToFileURL(join(REPO_ROOT, 'src', 'index.ts')).href;
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
-/** The compiled CLI (`npm run build`), which the npm scripts and `cdk8s.yaml` run. */
+/** The compiled CLI (`npm run build`), which the npm scripts run. */
 export const COMPILED_CLI = join(REPO_ROOT, 'lib', 'cli', 'main.js');
 /** tsx's loader, by URL, so the CLI runs from any working directory. */
 const TSX_LOADER = import.meta.resolve('tsx');
@@ -125,12 +125,11 @@ export class SafetyRepo {
 
   /**
    * Makes the repository look like a checkout for `npx cdk8s synth`: the real `cdk8s.yaml`, and
-   * `node_modules`, `src` and the compiled `lib` (built first when missing or out of date) linked to mirrorc's.
+   * `node_modules` and `src` linked to mirrorc's.
    */
   public linkCheckout(): void {
-    ensureCompiledCli();
     copyFileSync(join(REPO_ROOT, 'cdk8s.yaml'), join(this.dir, 'cdk8s.yaml'));
-    for (const name of ['node_modules', 'src', 'lib']) symlinkSync(join(REPO_ROOT, name), join(this.dir, name), 'dir');
+    for (const name of ['node_modules', 'src']) symlinkSync(join(REPO_ROOT, name), join(this.dir, name), 'dir');
   }
 
   /** Runs `npx cdk8s synth` in this repository (after {@link linkCheckout}), without cdk8s-cli's upgrade check (a network call). */
