@@ -11,6 +11,14 @@ import { compiledCounterpart, type SourceRedirect } from './compiled-model-redir
 /** Whether this module runs compiled (`lib/cli/*.js`) rather than from its TypeScript source. */
 const COMPILED = import.meta.url.endsWith('.js');
 
+/** tsx, which loads TypeScript fleet files, is not installed (a devDependency: `npm ci --omit=dev` leaves it out). */
+export class TypeScriptLoaderMissingError extends Error {
+  constructor() {
+    super('tsx, which loads TypeScript fleet files, is not installed; run "npm ci" (without --omit=dev)');
+    this.name = 'TypeScriptLoaderMissingError';
+  }
+}
+
 /** tsx's scoped import, registered once (only for TypeScript fleet files). */
 let tsxImport: Promise<(specifier: string, parentURL: string) => Promise<unknown>> | undefined;
 let redirecting = false;
@@ -58,7 +66,12 @@ export async function importFleetModule(file: string): Promise<{ default?: unkno
   const url = pathToFileURL(file).href;
   if (!COMPILED) return (await import(url)) as { default?: unknown };
   if (/\.[cm]?tsx?$/.test(file)) {
-    tsxImport ??= import('tsx/esm/api').then(({ register }) => register({ namespace: 'mirrorc-fleet' }).import);
+    tsxImport ??= import('tsx/esm/api').then(
+      ({ register }) => register({ namespace: 'mirrorc-fleet' }).import,
+      () => {
+        throw new TypeScriptLoaderMissingError();
+      },
+    );
   }
   const scopedImport = tsxImport ? await tsxImport : undefined;
   redirectSourcesToCompiled();

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { App } from 'cdk8s';
 import { Fleet, FleetDefinitionError } from '../model/fleet.js';
 import { fleetCodeErrorMessage } from './fleet-code-error.js';
-import { importFleetModule } from './import-fleet-module.js';
+import { importFleetModule, TypeScriptLoaderMissingError } from './import-fleet-module.js';
 
 /** A function that defines clusters, links and exports on a fleet (the default export of `clusters/fleet.ts`). */
 export type FleetDefinition = (fleet: Fleet) => void;
@@ -25,6 +25,7 @@ export async function importFleetDefinition(file: string): Promise<FleetDefiniti
   try {
     mod = await importFleetModule(abs);
   } catch (e) {
+    if (e instanceof TypeScriptLoaderMissingError) throw new FleetLoadError(`cannot load ${file}: ${e.message}`);
     throw new FleetLoadError(fleetCodeErrorMessage(e, file, 'load'));
   }
   if (typeof mod.default !== 'function') {

@@ -4,7 +4,7 @@
  * user's TypeScript fleet file sharing the compiled model's classes.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -153,6 +153,28 @@ describe('the compiled CLI', () => {
     } finally {
       working.remove();
       refused.remove();
+      rmSync(checkout, { recursive: true, force: true });
+    }
+  });
+
+  test('GIVEN a checkout installed without tsx (npm ci --omit=dev) WHEN the compiled CLI loads a TypeScript fleet THEN it says tsx is missing and to run npm ci, exit 2, report written, nothing else', async () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'mirrorc-checkout-'));
+    const repo = scratchRepo(FLEET, true);
+    try {
+      for (const dir of ['src', 'lib']) cpSync(join(REPO_ROOT, dir), join(checkout, dir), { recursive: true });
+      writeFileSync(join(checkout, 'package.json'), '{ "type": "module" }\n');
+      mkdirSync(join(checkout, 'node_modules'));
+      for (const name of readdirSync(join(REPO_ROOT, 'node_modules'))) {
+        if (name !== 'tsx' && name !== '.bin') symlinkSync(join(REPO_ROOT, 'node_modules', name), join(checkout, 'node_modules', name));
+      }
+      const before = repo.hash();
+      const run = await runProcess(process.execPath, [join(checkout, 'lib', 'cli', 'main.js'), 'synth', '--offline', '--report', repo.reportFile], repo.dir);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr, 'error: cannot load clusters/fleet.ts: tsx, which loads TypeScript fleet files, is not installed; run "npm ci" (without --omit=dev)\n');
+      assert.equal(JSON.parse(readFileSync(repo.reportFile, 'utf8')).exitCode, 2);
+      assert.equal(repo.hash(), before);
+    } finally {
+      repo.remove();
       rmSync(checkout, { recursive: true, force: true });
     }
   });
