@@ -7,8 +7,8 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** mirrorc's own sources: frames there are not where the user's mistake is. */
-const MIRRORC_SRC = resolve(import.meta.dirname, '..');
+/** mirrorc's own code, its sources and their compiled copies: frames there are not where the user's mistake is. */
+const MIRRORC_CODE = ['src', 'lib'].map((dir) => resolve(import.meta.dirname, '..', '..', dir) + sep);
 
 /** `    at fn (/path/file.ts:12:5)` or `    at file:///path/file.ts:12:5`. */
 const STACK_FRAME = /^\s*at (?:.*? \()?(.+?):(\d+):(\d+)\)?\s*$/;
@@ -58,7 +58,7 @@ export function userCodeLocation(stack: string): string | undefined {
     const path = m ? framePath(m[1]!) : undefined;
     if (!m || !path) continue;
     const real = realPath(path);
-    if (real.startsWith(MIRRORC_SRC + sep) || real.split(sep).includes('node_modules')) continue;
+    if (MIRRORC_CODE.some((dir) => real.startsWith(dir)) || real.split(sep).includes('node_modules')) continue;
     return `${displayPath(real)}:${m[2]}:${m[3]}`;
   }
   return undefined;

@@ -1,10 +1,10 @@
 /** Loads the user's fleet definition module and builds its {@link Fleet}. */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { App } from 'cdk8s';
 import { Fleet, FleetDefinitionError } from '../model/fleet.js';
 import { fleetCodeErrorMessage } from './fleet-code-error.js';
+import { importFleetModule, TypeScriptLoaderMissingError } from './import-fleet-module.js';
 
 /** A function that defines clusters, links and exports on a fleet (the default export of `clusters/fleet.ts`). */
 export type FleetDefinition = (fleet: Fleet) => void;
@@ -23,8 +23,9 @@ export async function importFleetDefinition(file: string): Promise<FleetDefiniti
   if (!existsSync(abs)) throw new FleetLoadError(`fleet definition ${file} does not exist (pass --fleet <file>)`);
   let mod: { default?: unknown };
   try {
-    mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };
+    mod = await importFleetModule(abs);
   } catch (e) {
+    if (e instanceof TypeScriptLoaderMissingError) throw new FleetLoadError(`cannot load ${file}: ${e.message}`);
     throw new FleetLoadError(fleetCodeErrorMessage(e, file, 'load'));
   }
   if (typeof mod.default !== 'function') {

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commandLineFailure } from './command-line-failure.js';
+import { compiledBuildProblem } from './compiled-build.js';
 import { ExitCode } from './exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
 import { runSynth } from './synth.js';
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
   if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"`, USAGE);
   }
+  const buildProblem = compiledBuildProblem();
+  if (buildProblem) return commandLineFailure(argv, ExitCode.INVALID_INPUT, buildProblem);
   const timeout = values.timeout !== undefined ? Number(values.timeout) : undefined;
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--timeout must be a positive number of milliseconds, not "${values.timeout}"`);

@@ -129,7 +129,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const outDir = options.outDir ?? 'dist';
   const lockFile = options.lockFile ?? (options.fleetFile ? options.fleetFile.replace(/\.[cm]?[tj]s$/, '') + '.lock.json' : undefined);
   if (!lockFile) return finish(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
-  const kubeconfigProblem = options.kubeconfig !== undefined ? kubeconfigFileProblem(options.kubeconfig) : undefined;
+  const kubeconfigProblem = options.kubeconfig !== undefined ? await kubeconfigFileProblem(options.kubeconfig) : undefined;
   if (kubeconfigProblem) return finish(ExitCode.INVALID_INPUT, `--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
   // One writer at a time: it then completes (or undoes) whatever an interrupted run left.
   if (mode === 'write' || mode === 'observe') {

@@ -3,10 +3,9 @@
  * that cannot be used is a mistake to report (exit 2), not a reason to compile every cluster stale.
  */
 import { readFileSync, statSync } from 'node:fs';
-import * as k8s from '@kubernetes/client-node';
 
 /** Why `path` cannot be used as a kubeconfig ("does not exist", ...), or undefined when it can. Never quotes the file's content. */
-export function kubeconfigFileProblem(path: string): string | undefined {
+export async function kubeconfigFileProblem(path: string): Promise<string | undefined> {
   let text: string;
   try {
     if (statSync(path).isDirectory()) return 'is a directory, not a kubeconfig file';
@@ -17,6 +16,8 @@ export function kubeconfigFileProblem(path: string): string | undefined {
     if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
     return `cannot be read (${code ?? 'unknown error'})`;
   }
+  // Loaded only when --kubeconfig is given: client-node takes about half a second to import.
+  const k8s = await import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
   try {
     kc.loadFromString(text);

@@ -8,7 +8,7 @@ import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import { compareStrings, sortedRecord } from '../util/order.js';
 import { mapLimit } from '../util/map-limit.js';
-import { ClusterClient, type ClusterClientOptions } from './cluster-client.js';
+import type { ClusterClient, ClusterClientOptions } from './cluster-client.js';
 import { ObservationError } from './observation-error.js';
 import type { ObservationProgress } from './observation-progress.js';
 import { checkedGateway, linkingSourceRanges } from './gateway-checks.js';
@@ -49,6 +49,8 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
   const targetNames = [...new Set(fleet.links.map((l) => l.target))].sort(compareStrings);
   const sourceNames = [...new Set(fleet.links.map((l) => l.source))].sort(compareStrings);
   const selected = (name: string): boolean => options.only === undefined || options.only.has(name);
+  // Loaded here, not at start-up: client-node takes about half a second to import, and offline runs never need it.
+  const { ClusterClient } = await import('./cluster-client.js');
 
   const clients = new Map<string, ClusterClient | ObservationError>();
   const clientFor = (cluster: ClusterSpec): ClusterClient => {

@@ -4,7 +4,7 @@
  * hash), the exit code, the message, and the `--report` file.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,8 @@ export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 /** `import ... from` this URL in a generated fleet file to reach mirrorc's constructs. */
 export const MIRRORC_INDEX_URL = pathToFileURL(join(REPO_ROOT, 'src', 'index.ts')).href;
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
+/** The compiled CLI (`npm run build`), which the npm scripts run. */
+export const COMPILED_CLI = join(REPO_ROOT, 'lib', 'cli', 'main.js');
 /** tsx's loader, by URL, so the CLI runs from any working directory. */
 const TSX_LOADER = import.meta.resolve('tsx');
 
@@ -134,6 +136,24 @@ export class SafetyRepo {
   public runCdk8sSynth(): Promise<Omit<CliRun, 'report'>> {
     return runProcess('npx', ['cdk8s', 'synth'], this.dir, { CDK8S_CHECK_UPGRADE: 'false' });
   }
+}
+
+/**
+ * Builds `lib/` (`npm run build`'s script) unless it exists and was built from the current `src/`,
+ * so that tests of the compiled CLI never skip and never test an old build.
+ */
+export function ensureCompiledCli(): void {
+  const check = spawnSync(process.execPath, ['--input-type=module', '-e',
+    `const { compiledBuildProblem } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'lib', 'cli', 'compiled-build.js')).href)}); process.exit(compiledBuildProblem() === undefined ? 0 : 1);`,
+  ], { env: { ...process.env, NODE_OPTIONS: '' } });
+  if (check.status === 0) return;
+  const build: SpawnSyncReturns<string> = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-lib.mjs')], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  assert.equal(build.status, 0, `npm run build failed:\n${build.stdout}${build.stderr}`);
+}
+
+/** Runs the compiled CLI (`node lib/cli/main.js <args>`) in `cwd`, collecting its output; never throws for a non-zero exit. */
+export function runCompiledCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Omit<CliRun, 'report'>> {
+  return runProcess(process.execPath, [COMPILED_CLI, ...args], cwd, env);
 }
 
 /** Runs a program, collecting its output; never throws for a non-zero exit. */

@@ -36,7 +36,7 @@ test('every npm run script and every mirrorc option used by the workflows exists
       for (const match of run.matchAll(/npm run (\S+)/g)) {
         const script = match[1]!;
         assert.ok(scripts[script], `${file}: npm run ${script} is not a package.json script`);
-        const command = /src\/cli\/main\.ts (\S+)/.exec(scripts[script]!)?.[1];
+        const command = /(?:src\/cli\/main\.ts|lib\/cli\/main\.js) (\S+)/.exec(scripts[script]!)?.[1];
         if (command === undefined) continue;
         invocations++;
         assert.ok(Object.hasOwn(COMMANDS, command), `${file}: ${script} runs unknown command ${command}`);

@@ -76,14 +76,14 @@ describe('kubeconfigFileProblem', () => {
     return join(dir, name);
   };
 
-  test('GIVEN missing, directory, broken, context-less and valid files WHEN checked THEN each gets its reason, the valid one none', () => {
+  test('GIVEN missing, directory, broken, context-less and valid files WHEN checked THEN each gets its reason, the valid one none', async () => {
     try {
-      assert.equal(kubeconfigFileProblem(join(dir, 'nope.yaml')), 'does not exist');
-      assert.equal(kubeconfigFileProblem(dir), 'is a directory, not a kubeconfig file');
-      assert.equal(kubeconfigFileProblem(file('broken.yaml', 'users: [\n  token: s3cret\n')), 'is not a kubeconfig (YAML with clusters, users and contexts)');
-      assert.equal(kubeconfigFileProblem(file('empty.yaml', 'kind: Config\n')), 'has no contexts (is it a kubeconfig?)');
+      assert.equal(await kubeconfigFileProblem(join(dir, 'nope.yaml')), 'does not exist');
+      assert.equal(await kubeconfigFileProblem(dir), 'is a directory, not a kubeconfig file');
+      assert.equal(await kubeconfigFileProblem(file('broken.yaml', 'users: [\n  token: s3cret\n')), 'is not a kubeconfig (YAML with clusters, users and contexts)');
+      assert.equal(await kubeconfigFileProblem(file('empty.yaml', 'kind: Config\n')), 'has no contexts (is it a kubeconfig?)');
       const valid = 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n';
-      assert.equal(kubeconfigFileProblem(file('ok.yaml', valid)), undefined);
+      assert.equal(await kubeconfigFileProblem(file('ok.yaml', valid)), undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

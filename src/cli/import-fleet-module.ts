@@ -1,0 +1,82 @@
+/**
+ * Imports the user's fleet module. Run from the TypeScript sources (tsx), a plain import does.
+ * Run compiled (`lib/`), tsx is registered for the fleet file and what it imports only when it is
+ * TypeScript, and imports of mirrorc's sources resolve to the compiled modules the CLI uses, so that
+ * the fleet and the CLI share one copy of each class.
+ */
+import * as nodeModule from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { compiledCounterpart, type SourceRedirect } from './compiled-model-redirect.js';
+
+/** Whether this module runs compiled (`lib/cli/*.js`) rather than from its TypeScript source. */
+const COMPILED = import.meta.url.endsWith('.js');
+
+/** tsx, which loads TypeScript fleet files, is not installed (a devDependency: `npm ci --omit=dev` leaves it out). */
+export class TypeScriptLoaderMissingError extends Error {
+  constructor() {
+    super('tsx, which loads TypeScript fleet files, is not installed; run "npm ci" (without --omit=dev)');
+    this.name = 'TypeScriptLoaderMissingError';
+  }
+}
+
+/** tsx's scoped import, registered once (only for TypeScript fleet files). */
+let tsxImport: Promise<(specifier: string, parentURL: string) => Promise<unknown>> | undefined;
+let redirecting = false;
+
+/** Node's CommonJS loader (an internal but long-stable API, the one tsx itself hooks). */
+interface CommonJsLoader {
+  _load(request: string, parent: { filename?: string | null } | null | undefined, isMain: boolean): unknown;
+}
+
+/** `module.registerHooks` (Node >= 22.15): in-thread hooks, which run before `module.register`'s. */
+type RegisterHooks = (hooks: { resolve: (specifier: string, context: { parentURL?: string }, next: (s: string, c?: object) => unknown) => unknown }) => unknown;
+
+function redirectSourcesToCompiled(): void {
+  if (redirecting) return;
+  redirecting = true;
+  const redirect: SourceRedirect = { sourceDir: new URL('../../src/', import.meta.url).href, compiledDir: new URL('../', import.meta.url).href };
+  const registerHooks = (nodeModule as { registerHooks?: RegisterHooks }).registerHooks;
+  // Registered after tsx, so these run first (hooks chain last-in, first-out), and of the same kind
+  // as tsx's: Node runs all in-thread hooks before any off-thread ones.
+  if (typeof registerHooks === 'function') {
+    registerHooks({
+      resolve: (specifier, context, next) => {
+        const url = compiledCounterpart(specifier, context.parentURL, redirect);
+        return url ? { url, format: 'module', shortCircuit: true } : next(specifier, context);
+      },
+    });
+  } else {
+    nodeModule.register('./compiled-model-hooks.js', { parentURL: import.meta.url, data: redirect });
+  }
+  // A fleet file outside a "type": "module" package is CommonJS to Node and tsx: its imports are
+  // require() calls, which the hooks above do not see on Node 20. require() of the compiled (ESM)
+  // module returns the very instance the CLI imported. (tsx's scoped mode does not compile the
+  // TypeScript helpers such a file requires: keep helper modules in an ES module fleet.)
+  const cjs = nodeModule.createRequire(import.meta.url)('node:module') as CommonJsLoader;
+  const load = cjs._load;
+  cjs._load = function redirectedLoad(this: unknown, request, parent, isMain) {
+    const parentURL = parent?.filename ? pathToFileURL(parent.filename).href : undefined;
+    const url = compiledCounterpart(request, parentURL, redirect);
+    return load.call(this, url ? fileURLToPath(url) : request, parent, isMain);
+  };
+}
+
+/** Imports the module at absolute path `file` and returns its namespace. */
+export async function importFleetModule(file: string): Promise<{ default?: unknown }> {
+  const url = pathToFileURL(file).href;
+  if (!COMPILED) return (await import(url)) as { default?: unknown };
+  if (/\.[cm]?tsx?$/.test(file)) {
+    tsxImport ??= import('tsx/esm/api').then(
+      ({ register }) => register({ namespace: 'mirrorc-fleet' }).import,
+      () => {
+        throw new TypeScriptLoaderMissingError();
+      },
+    );
+  }
+  const scopedImport = tsxImport ? await tsxImport : undefined;
+  redirectSourcesToCompiled();
+  const mod = (await (scopedImport ? scopedImport(url, import.meta.url) : import(url))) as { default?: unknown };
+  // A CommonJS fleet file compiled from `export default`: its exports object is Node's default export.
+  const exports = mod.default as { __esModule?: unknown; default?: unknown } | undefined;
+  return typeof exports === 'object' && exports !== null && exports.__esModule === true && 'default' in exports ? { default: exports.default } : mod;
+}

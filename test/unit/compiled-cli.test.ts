@@ -1,0 +1,181 @@
+/**
+ * The compiled CLI (`lib/`, what `npm run synth` and `cdk8s.yaml` run) behaves exactly like the
+ * TypeScript sources run through tsx: same output, exit codes, messages and reports, with the
+ * user's TypeScript fleet file sharing the compiled model's classes.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { MIRRORC_INDEX_URL, REPO_ROOT, SafetyRepo, assertNoStackTrace, ensureCompiledCli, runCli, runCompiledCli, runProcess, type CliRun } from '../safety/support.js';
+
+const LOCK = {
+  format: 1,
+  targets: {
+    b: {
+      selectors: ['mirror.linkerd.io/exported=remote-discovery', 'mirror.linkerd.io/exported=true'],
+      services: [
+        { namespace: 'default', name: 'web', labels: { 'mirror.linkerd.io/exported': 'true' }, annotations: {}, type: 'ClusterIP', headless: false, ports: [{ name: 'http', protocol: 'TCP', port: 80 }] },
+      ],
+      missingExplicitExports: [],
+      gateway: { addresses: ['203.0.113.7'], port: 4143, identity: 'gw.example' },
+    },
+  },
+  sources: { a: { namespaces: ['default'], foreignServices: [] } },
+};
+
+/** A fleet whose names come from a helper module of its own (imported as .js, as TypeScript files import each other). */
+const FLEET = [
+  `import { Cluster, Link, type Fleet } from ${JSON.stringify(MIRRORC_INDEX_URL)};`,
+  `import { names } from './names.js';`,
+  'export default function defineFleet(fleet: Fleet): void {',
+  '  const a = new Cluster(fleet, names.source);',
+  '  const b = new Cluster(fleet, names.target);',
+  "  new Link(fleet, 'a-from-b', { source: a, target: b });",
+  '}',
+  '',
+].join('\n');
+const NAMES = "export const names: { source: string; target: string } = { source: 'a', target: 'b' };\n";
+
+/** A scratch repository with the fleet above; `esm`: inside a "type": "module" package, like mirrorc's own clusters/. */
+function scratchRepo(fleet: string, esm: boolean): SafetyRepo {
+  const repo = new SafetyRepo();
+  repo.writeFile('clusters/fleet.ts', fleet);
+  repo.writeFile('clusters/names.ts', NAMES);
+  repo.writeLock(LOCK);
+  if (esm) repo.writeFile('package.json', '{ "type": "module" }\n');
+  return repo;
+}
+
+/** Runs `args` in two identical repositories, through tsx and compiled; returns both runs and both states. */
+async function bothWays(fleet: string, esm: boolean, args: readonly string[]): Promise<{ tsx: CliRun & { hash: string }; compiled: CliRun & { hash: string } }> {
+  const runIn = async (runner: typeof runCli): Promise<CliRun & { hash: string }> => {
+    const repo = scratchRepo(fleet, esm);
+    try {
+      const run = await runner([...args, '--report', repo.reportFile], repo.dir);
+      const report = existsSync(repo.reportFile) ? JSON.parse(readFileSync(repo.reportFile, 'utf8')) : undefined;
+      return { ...run, report, hash: repo.hash() };
+    } finally {
+      repo.remove();
+    }
+  };
+  return { tsx: await runIn(runCli), compiled: await runIn(runCompiledCli) };
+}
+
+before(() => ensureCompiledCli());
+
+describe('the compiled CLI', () => {
+  test('GIVEN the compiled CLI WHEN run with --help THEN it prints exactly what the TypeScript sources print, exit 0', async () => {
+    const tsx = await runCli(['--help'], REPO_ROOT);
+    const compiled = await runCompiledCli(['--help'], REPO_ROOT);
+    assert.equal(compiled.code, 0, compiled.stderr);
+    assert.equal(compiled.code, tsx.code);
+    assert.equal(compiled.stdout, tsx.stdout);
+    assert.match(compiled.stdout, /^usage: mirrorc/);
+  });
+
+  // CommonJS: what Node makes of a .ts file outside a "type": "module" package (the safety suite's scratch repositories).
+  for (const [kind, fleet, esm] of [
+    ['an ES module (in a "type": "module" package, like clusters/) importing a helper module', FLEET, true],
+    ['CommonJS importing only mirrorc', FLEET.replace("import { names } from './names.js';", "const names = { source: 'a', target: 'b' };"), false],
+  ] as const) {
+    test(`GIVEN a TypeScript fleet file that is ${kind} WHEN synth --offline runs compiled THEN dist/, the lock, output, exit code and report equal the tsx run`, async () => {
+      const { tsx, compiled } = await bothWays(fleet, esm, ['synth', '--offline']);
+      assert.equal(tsx.code, 0, tsx.stderr);
+      assert.equal(compiled.code, 0, compiled.stderr);
+      assertNoStackTrace(compiled.stderr);
+      assert.equal(compiled.hash, tsx.hash);
+      assert.equal(compiled.stdout, tsx.stdout);
+      assert.equal(compiled.stderr, tsx.stderr);
+      assert.deepEqual(compiled.report, tsx.report);
+      // The fleet's Cluster and Link were recognised: one source with mirrors was compiled.
+      assert.match(compiled.stderr, /^a\s+[1-9]\d*\s+0\s+0\s+0$/m);
+    });
+  }
+
+  test('GIVEN a fleet file with a ReferenceError WHEN synth --offline runs compiled THEN the message names the same file, line and column as the tsx run, exit 2, nothing written', async () => {
+    const broken = FLEET.replace("new Cluster(fleet, names.target)", 'new Cluster(fleet, nmes.target)');
+    const { tsx, compiled } = await bothWays(broken, true, ['synth', '--offline']);
+    assert.equal(compiled.code, 2);
+    assert.equal(compiled.code, tsx.code);
+    assert.match(compiled.stderr, /^error: clusters\/fleet\.ts:5:\d+: ReferenceError: nmes is not defined$/m);
+    assert.equal(compiled.stderr, tsx.stderr);
+    assertNoStackTrace(compiled.stderr);
+    assert.deepEqual(compiled.report, tsx.report);
+    assert.equal(compiled.hash, tsx.hash);
+  });
+
+  test('GIVEN a CommonJS fleet file (outside a "type": "module" package) with a ReferenceError WHEN synth --offline runs compiled THEN the message names the file and the error without a line (a known limit), exit 2, no stack trace, nothing written', async () => {
+    const broken = FLEET.replace("import { names } from './names.js';", "const names = { source: 'a', target: 'b' };").replace('new Cluster(fleet, names.target)', 'new Cluster(fleet, nmes.target)');
+    const { tsx, compiled } = await bothWays(broken, false, ['synth', '--offline']);
+    assert.equal(compiled.code, 2);
+    assert.equal(compiled.code, tsx.code);
+    assert.match(tsx.stderr, /^error: clusters\/fleet\.ts:5:\d+: ReferenceError: nmes is not defined$/m);
+    assert.equal(compiled.stderr, 'error: clusters/fleet.ts: ReferenceError: nmes is not defined\n  hint: a name is misspelled, or used before it is defined or imported\n');
+    assert.equal(compiled.report.exitCode, 2);
+    assert.equal(compiled.report.error, compiled.stderr.slice('error: '.length, -1));
+    assert.equal(compiled.hash, tsx.hash);
+  });
+
+  test('GIVEN a fleet file with a syntax error WHEN synth --offline runs compiled THEN the message equals the tsx run\'s, exit 2', async () => {
+    const broken = FLEET.replace("new Link(fleet, 'a-from-b', { source: a, target: b });", "new Link(fleet, 'a-from-b', { source: a target: b });");
+    const { tsx, compiled } = await bothWays(broken, true, ['synth', '--offline']);
+    assert.equal(compiled.code, 2);
+    assert.equal(compiled.code, tsx.code);
+    assert.equal(compiled.stderr, tsx.stderr);
+    assert.match(compiled.stderr, /clusters\/fleet\.ts:\d+:\d+: SyntaxError/);
+    assert.deepEqual(compiled.report, tsx.report);
+  });
+
+  test('GIVEN lib/ built from other sources than the src/ next to it WHEN the compiled CLI runs THEN it refuses with exit 2, says to run npm run build, writes the report, and dist/ and the lock stay as they were', async () => {
+    // A copy of the checkout (src/, lib/; node_modules linked): it runs; then its src/ changes.
+    const checkout = mkdtempSync(join(tmpdir(), 'mirrorc-checkout-'));
+    const working = scratchRepo(FLEET, true);
+    const refused = scratchRepo(FLEET, true);
+    try {
+      for (const dir of ['src', 'lib']) cpSync(join(REPO_ROOT, dir), join(checkout, dir), { recursive: true });
+      symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+      writeFileSync(join(checkout, 'package.json'), '{ "type": "module" }\n');
+      const cli = join(checkout, 'lib', 'cli', 'main.js');
+      const ok = await runProcess(process.execPath, [cli, 'synth', '--offline'], working.dir);
+      assert.equal(ok.code, 0, ok.stderr);
+
+      writeFileSync(join(checkout, 'src', 'util', 'order.ts'), '// edited after the build\n', { flag: 'a' });
+      const before = refused.hash();
+      const run = await runProcess(process.execPath, [cli, 'synth', '--offline', '--report', refused.reportFile], refused.dir);
+      assert.equal(run.code, 2);
+      assert.equal(run.stderr, 'error: the compiled CLI (lib/) is out of date: src/ changed since it was built; run "npm run build" (npm ci does it too), then run this command again\n');
+      const report = JSON.parse(readFileSync(refused.reportFile, 'utf8'));
+      assert.equal(report.exitCode, 2);
+      assert.match(report.error, /run "npm run build"/);
+      assert.equal(refused.hash(), before);
+    } finally {
+      working.remove();
+      refused.remove();
+      rmSync(checkout, { recursive: true, force: true });
+    }
+  });
+
+  test('GIVEN a checkout installed without tsx (npm ci --omit=dev) WHEN the compiled CLI loads a TypeScript fleet THEN it says tsx is missing and to run npm ci, exit 2, report written, nothing else', async () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'mirrorc-checkout-'));
+    const repo = scratchRepo(FLEET, true);
+    try {
+      for (const dir of ['src', 'lib']) cpSync(join(REPO_ROOT, dir), join(checkout, dir), { recursive: true });
+      writeFileSync(join(checkout, 'package.json'), '{ "type": "module" }\n');
+      mkdirSync(join(checkout, 'node_modules'));
+      for (const name of readdirSync(join(REPO_ROOT, 'node_modules'))) {
+        if (name !== 'tsx' && name !== '.bin') symlinkSync(join(REPO_ROOT, 'node_modules', name), join(checkout, 'node_modules', name));
+      }
+      const before = repo.hash();
+      const run = await runProcess(process.execPath, [join(checkout, 'lib', 'cli', 'main.js'), 'synth', '--offline', '--report', repo.reportFile], repo.dir);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr, 'error: cannot load clusters/fleet.ts: tsx, which loads TypeScript fleet files, is not installed; run "npm ci" (without --omit=dev)\n');
+      assert.equal(JSON.parse(readFileSync(repo.reportFile, 'utf8')).exitCode, 2);
+      assert.equal(repo.hash(), before);
+    } finally {
+      repo.remove();
+      rmSync(checkout, { recursive: true, force: true });
+    }
+  });
+});
