@@ -169,15 +169,23 @@ describe('mapLimit', () => {
   });
 
   test('results keep the input order even when later items finish first', async () => {
-    // GIVEN items whose calls finish in reverse order
+    // GIVEN four calls that the test finishes itself, in reverse order (no timers: nothing depends on scheduling)
     const items = [30, 20, 10, 0];
+    const release = new Map<number, () => void>();
     const finished: number[] = [];
-    // WHEN mapped with enough concurrency for all of them
-    const results = await mapLimit(items, 4, async (ms) => {
-      await sleep(ms);
-      finished.push(ms);
-      return `r${ms}`;
+    const mapped = mapLimit(items, 4, async (x) => {
+      await new Promise<void>((resolve) => release.set(x, resolve));
+      finished.push(x);
+      return `r${x}`;
     });
+    // WHEN every call has started and they are finished last to first
+    for (let turn = 0; turn < 100 && release.size < items.length; turn++) await Promise.resolve();
+    assert.equal(release.size, items.length, 'all four calls run at once');
+    for (const x of [...items].reverse()) {
+      release.get(x)!();
+      await Promise.resolve();
+    }
+    const results = await mapped;
     // THEN the calls finished out of order but the results are in input order
     assert.deepEqual(finished, [0, 10, 20, 30]);
     assert.deepEqual(results, ['r30', 'r20', 'r10', 'r0']);
