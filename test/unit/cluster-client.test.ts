@@ -57,14 +57,12 @@ describe('ClusterClient failures', () => {
     const client = ClusterClient.fromAccess('paris', { kubeconfig: kubeconfig(dir, `https://127.0.0.1:${port}`), context: 'blackhole' }, { requestTimeoutMs: 300, attempts: 2, backoffMs: 10 });
     connections = 0;
     // WHEN listing services
-    const started = Date.now();
     const error = await client.listServices('a=b').then(() => undefined, (e: unknown) => e);
     // THEN it fails as unreachable, naming the cluster, the request and the timeout, after both attempts
     assert.ok(error instanceof ObservationError, String(error));
     assert.equal(error.failure, 'unreachable');
     assert.match(error.message, /cluster "paris": list services in all namespaces with selector "a=b": no answer within 300 ms/);
     assert.equal(connections, 2);
-    assert.ok(Date.now() - started < 5000);
   });
 
   test('a kubeconfig without the context is a kubeconfig failure naming the context', () => {
