@@ -25,6 +25,7 @@ import { observationProgressPrinter } from './progress.js';
 import { buildRunReport, writeReportFile, type RunFacts, type RunReport } from './report.js';
 import { runLog, type Verbosity } from './run-log.js';
 import { mergeShardTree, shardProblem } from './shard.js';
+import { stageTimer, type SynthStage } from './stage-timer.js';
 import { summaryLines } from './summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree, emitDelivery } from './synth-delivery.js';
@@ -72,6 +73,8 @@ export interface SynthOptions {
   readonly log?: (line: string) => void;
   /** Where a plan or check report goes. @default stdout */
   readonly print?: (line: string) => void;
+  /** Told how long each stage took, in milliseconds (the benchmark's stage times). @default none */
+  readonly onStage?: (stage: SynthStage, ms: number) => void;
 }
 
 /** What a run did. */
@@ -90,6 +93,7 @@ export interface SynthResult {
 export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   const log = runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal');
   const now = options.now ?? (() => new Date());
+  const mark = stageTimer(options.onStage);
   const mode = options.mode ?? 'write';
   const shard = options.sources && options.sources.length > 0 ? options.sources : undefined;
   // Everything the report needs, filled in as the run gets further.
@@ -131,6 +135,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     }
   }
   facts = { ...facts, spec, snapshot: previous };
+  mark('load');
 
   // Observe (unless offline): a cluster that fails keeps its locked state.
   let snapshot = previous;
@@ -161,6 +166,8 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     }
   }
 
+  if (!options.offline) mark('observe');
+
   // Compile (pure) and render.
   let compiled: FileTree;
   const compileStarted = now().getTime();
@@ -170,6 +177,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     warnings.push(...result.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = withPinnedServiceIPs(snapshot, result.pinnedServiceIPs);
+    mark('compile');
     compiled = new Map();
     // Every observed cluster's folder also holds the reader identity that observation needs there.
     for (const [cluster, charts] of chartsByCluster([...result.charts, ...addReaderRbacCharts(app, spec)])) {
@@ -179,6 +187,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
     if (e instanceof CompileError) return finish(ExitCode.COMPILE_ERROR, e.message);
     throw e;
   }
+  mark('render');
   log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
   warnings.push(...deliveryWarnings(spec));
   const delivery = deliveryTree(spec);
@@ -195,6 +204,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   const lockText = renderLockFile(snapshot);
   const lockChanged = readTextOrUndefined(lockFile) !== lockText;
   facts = { ...facts, warnings, tree, changes, lockChanged };
+  mark('diff');
 
   if (removals.length > 0 && (mode === 'write' || mode === 'observe')) {
     return finish(ExitCode.REMOVAL_NOT_CONFIRMED, largeRemovalMessage(removals));
@@ -202,6 +212,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   if (mode === 'write') {
     // Emit: swap in the new tree and the lock.
     writeOutput(outDir, tree, lockFile, lockText);
+    mark('write');
     logChanges(log.info, log.detail, changes, outDir, before, tree);
     if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
     return finish(ExitCode.OK);
