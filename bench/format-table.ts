@@ -1,6 +1,6 @@
 /** Plain-text tables for the benchmark's output (columns aligned, numbers right-aligned). */
 
-/** Renders rows under a header; columns whose header starts with a digit-free word are left-aligned when `left` lists them. */
+/** Renders rows under a header and a rule; the columns `left` lists are left-aligned, the others right-aligned. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[], left: ReadonlySet<number> = new Set([0, 1])): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>

@@ -12,6 +12,7 @@ import { selectorToQuery } from '../src/model/label-selector.js';
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from '../src/model/link.js';
 import { SNAPSHOT_FORMAT, type SourceSnapshot, type TargetSnapshot } from '../src/observe/snapshot.js';
 import { canonicalJson } from '../src/util/canonical-json.js';
+import { sortedUnique } from '../src/util/order.js';
 import { APP_NAMESPACES, COST_CENTER_LABEL, SYSTEM_NAMESPACES } from './sample-metadata.js';
 import { generatedServices } from './generate-services.js';
 
@@ -94,7 +95,7 @@ export function targetSnapshot(shape: FleetShape, cluster: number): TargetSnapsh
 export function sourceSnapshot(shape: FleetShape, cluster: number): SourceSnapshot {
   const members = generatedServices(shape.seed ?? 1, cluster, shape.services).filter((s) => s.labels[FEDERATED_LABEL] === FEDERATED_MEMBER_VALUE);
   return {
-    namespaces: [...SYSTEM_NAMESPACES, ...APP_NAMESPACES].sort(),
+    namespaces: sortedUnique([...SYSTEM_NAMESPACES, ...APP_NAMESPACES]),
     foreignServices: [],
     federatedSelector: selectorToQuery(DEFAULT_FEDERATED_SERVICE_SELECTOR),
     federatedMembers: members,

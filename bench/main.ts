@@ -147,6 +147,11 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`error: ${(e as Error).message}\n\n${USAGE}\n`);
       process.exit(2);
     }
+    if ((e as Error).name === 'KubeFleetUnavailableError') {
+      process.stderr.write(`error: the live mode needs real API servers, which could not start: ${(e as Error).message}\n` +
+        'Build the binaries with: bash test/harness/build-kube-bins.sh (or point KUBE_TEST_ASSETS at kube-apiserver, etcd and kubectl)\n');
+      process.exit(1);
+    }
     process.stderr.write(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
   },

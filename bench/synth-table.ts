@@ -42,7 +42,9 @@ export function synthTargets(results: readonly SynthMeasurement[]): string[] {
     lines.push(`${verdict(m.wallMs < 3000 && m.writes.written === 0)} ${m.size} no-change re-synth < 3 s and 0 files written: ${seconds(m.wallMs)} s, ${count(m.writes.written)} written`);
   }
   for (const m of results.filter((r) => r.run === 'onechange' && r.exitCode === 0)) {
-    lines.push(`${m.wallMs < 3000 ? 'MET    ' : 'NOT MET'} ${m.size} one changed service < 3 s: ${seconds(m.wallMs)} s; ${count(m.writes.written)} files written (${count(m.writes.changed)} with new content) for: ${m.note ?? '?'}`);
+    // Only the files whose content changed (that mirror's files and what lists them) may be written.
+    const ok = m.wallMs < 3000 && m.writes.written === m.writes.changed;
+    lines.push(`${verdict(ok)} ${m.size} one changed service < 3 s, writing only the files it changes: ${seconds(m.wallMs)} s; ${count(m.writes.written)} files written, ${count(m.writes.changed)} with new content, for: ${m.note ?? '?'}`);
     lines.push(`        new content: ${m.writes.changedPaths.join(', ')}${m.writes.changed > m.writes.changedPaths.length ? ', ...' : ''}`);
   }
   const example = find('example', 'cold');
