@@ -52,7 +52,8 @@ async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnap
   const exitCode = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', TSX_LOADER, CHILD, JSON.stringify(request)], {
       cwd: repo.dir,
-      env: { ...process.env, NODE_OPTIONS: '' },
+      // NODE_OPTIONS (e.g. --max-old-space-size) reaches the child as it is.
+      env: process.env,
       stdio: ['ignore', log, log],
     });
     child.on('error', reject);
