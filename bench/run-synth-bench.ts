@@ -72,7 +72,7 @@ async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnap
 
 function toMeasurement(size: string, run: SynthRun, m: Awaited<ReturnType<typeof measureRun>>, before: TreeSnapshot, logFile: string, note?: string): SynthMeasurement {
   const c = m.child;
-  const error = c?.error ?? (m.exitCode !== 0 ? `exit ${m.exitCode}; see ${logFile}` : undefined);
+  const error = c?.error ?? (m.exitCode !== 0 ? `exit ${m.exitCode}: ${logTail(logFile)}` : undefined);
   return {
     size,
     run,
@@ -87,6 +87,15 @@ function toMeasurement(size: string, run: SynthRun, m: Awaited<ReturnType<typeof
     writes: compareSnapshots(before, m.after),
     ...(note !== undefined ? { note } : {}),
   };
+}
+
+/** The last lines of a run's output (the log is deleted with the scratch directory). */
+function logTail(logFile: string, lines = 8): string {
+  try {
+    return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no output)';
+  }
 }
 
 /**
