@@ -30,6 +30,7 @@ import { buildRunReport, writeReportOrLog, type RunFacts, type RunReport } from 
 import { runLog, type Verbosity } from './run-log.js';
 import { mergeShardTree, shardProblem } from './shard.js';
 import { unexpectedFailure } from './unexpected-failure.js';
+import { stageTimer, type SynthStage } from './stage-timer.js';
 import { summaryLines } from './summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree, emitDelivery } from './synth-delivery.js';
@@ -79,6 +80,8 @@ export interface SynthOptions {
   readonly print?: (line: string) => void;
   /** synth/observe: how long to wait for another run holding the output's run lock, in seconds; 0 refuses at once (exit 6). @default 60 */
   readonly waitSeconds?: number;
+  /** Told how long each stage took, in milliseconds (the benchmark's stage times). @default none */
+  readonly onStage?: (stage: SynthStage, ms: number) => void;
 }
 
 /** What a run did. */
@@ -112,6 +115,7 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
 async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<SynthResult> {
   const log = runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal');
   const now = options.now ?? (() => new Date());
+  const mark = stageTimer(options.onStage);
   const mode = options.mode ?? 'write';
   const shard = options.sources && options.sources.length > 0 ? options.sources : undefined;
   // Everything the report needs, filled in as the run gets further.
@@ -172,6 +176,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     }
   }
   facts = { ...facts, spec, snapshot: previous };
+  mark('load');
 
   // Observe (unless offline): a cluster that fails keeps its locked state.
   let snapshot = previous;
@@ -202,6 +207,8 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     }
   }
 
+  if (!options.offline) mark('observe');
+
   // Compile (pure) and render.
   let compiled: FileTree;
   const compileStarted = now().getTime();
@@ -212,6 +219,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     warnings.push(...result.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = withPinnedServiceIPs(snapshot, result.pinnedServiceIPs);
+    mark('compile');
     compiled = new Map();
     // Every observed cluster's folder also holds the reader identity that observation needs there.
     for (const [cluster, charts] of chartsByCluster([...result.charts, ...addReaderRbacCharts(app, spec)])) {
@@ -221,6 +229,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     if (e instanceof CompileError) return finish(ExitCode.COMPILE_ERROR, e.message);
     throw e;
   }
+  mark('render');
   log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
   warnings.push(...deliveryWarnings(spec));
   const delivery = deliveryTree(spec);
@@ -236,6 +245,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const lockText = renderLockFile(snapshot);
   const lockChanged = readTextOrUndefined(committedPath(outDir, lockFile)) !== lockText;
   facts = { ...facts, warnings, tree, changes, lockChanged };
+  mark('diff');
 
   if (removals.length > 0 && (mode === 'write' || mode === 'observe')) {
     return finish(ExitCode.REMOVAL_NOT_CONFIRMED, largeRemovalMessage(removals));
@@ -244,6 +254,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     // Emit: write what differs in the tree and the lock, through a committed journal.
     try {
       writeOutput(outDir, tree, lockFile, lockText);
+      mark('write');
       logChanges(log.info, log.detail, changes, outDir, before, tree);
       if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
     } catch (e) {

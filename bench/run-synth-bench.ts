@@ -1,0 +1,166 @@
+/**
+ * Offline synth of one generated fleet, measured: cold (empty dist/), no change (the same lock
+ * again), and one changed service (one port in the lock). Each run is a child process
+ * (synth-child.ts); files written are found by comparing snapshots of the repository.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { readLockFile, renderLockFile } from '../src/observe/lock-file.js';
+import type { FleetSnapshot, ObservedService } from '../src/observe/snapshot.js';
+import { writeFileAtomically } from '../src/emit/write-file-atomically.js';
+import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
+import { REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
+import type { SynthChildRequest, SynthChildResult } from './synth-child.js';
+import { compareSnapshots, snapshotTree, type TreeSnapshot, type TreeWrites } from './tree-snapshot.js';
+
+/** The kinds of measured run, in the order they run. */
+export const SYNTH_RUNS = ['cold', 'nochange', 'onechange'] as const;
+export type SynthRun = (typeof SYNTH_RUNS)[number];
+
+/** One measured run. */
+export interface SynthMeasurement {
+  /** `5x100`, or `example` for the repository's example fleet. */
+  readonly size: string;
+  readonly run: SynthRun;
+  readonly exitCode: number | null;
+  readonly error?: string;
+  /** Spawn to exit, as the parent saw it, ms. */
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly peakRssMiB: number;
+  /** Node + tsx + module loading before runSynth, ms. */
+  readonly startupMs: number;
+  readonly synthMs: number;
+  readonly stages: Readonly<Record<string, number>>;
+  readonly writes: TreeWrites;
+  /** What the run changed beforehand (one changed service). */
+  readonly note?: string;
+}
+
+const TSX_LOADER = import.meta.resolve('tsx');
+const CHILD = join(import.meta.dirname, 'synth-child.ts');
+
+/** Runs one synth child in `repo` and measures it; `stderr` of synth goes to `<logDir>/<label>.log`. */
+async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnapshot): Promise<{ child: SynthChildResult | undefined; exitCode: number | null; wallMs: number; after: TreeSnapshot }> {
+  const resultFile = join(repo.dir, '..', 'child-result.json');
+  rmSync(resultFile, { force: true });
+  const request: SynthChildRequest = { fleetFile: repo.fleetFile, lockFile: repo.lockFile, outDir: repo.outDir, resultFile };
+  const log = openSync(logFile, 'w');
+  const started = performance.now();
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, CHILD, JSON.stringify(request)], {
+      cwd: repo.dir,
+      // NODE_OPTIONS (e.g. --max-old-space-size) reaches the child as it is.
+      env: process.env,
+      stdio: ['ignore', log, log],
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code));
+  });
+  const wallMs = performance.now() - started;
+  closeSync(log);
+  let child: SynthChildResult | undefined;
+  try {
+    child = JSON.parse(readFileSync(resultFile, 'utf8')) as SynthChildResult;
+  } catch {
+    child = undefined;
+  }
+  return { child, exitCode, wallMs, after: snapshotTree(repo.dir, before) };
+}
+
+function toMeasurement(size: string, run: SynthRun, m: Awaited<ReturnType<typeof measureRun>>, before: TreeSnapshot, logFile: string, note?: string): SynthMeasurement {
+  const c = m.child;
+  const error = c?.error ?? (m.exitCode !== 0 ? `exit ${m.exitCode}: ${logTail(logFile)}` : undefined);
+  return {
+    size,
+    run,
+    exitCode: m.exitCode,
+    ...(error !== undefined ? { error } : {}),
+    wallMs: m.wallMs,
+    cpuMs: c?.cpuMs ?? NaN,
+    peakRssMiB: c ? c.maxRssKiB / 1024 : NaN,
+    startupMs: c?.startupMs ?? NaN,
+    synthMs: c?.synthMs ?? NaN,
+    stages: c?.stages ?? {},
+    writes: compareSnapshots(before, m.after),
+    ...(note !== undefined ? { note } : {}),
+  };
+}
+
+/** The last lines of a run's output (the log is deleted with the scratch directory). */
+function logTail(logFile: string, lines = 8): string {
+  try {
+    return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no output)';
+  }
+}
+
+/**
+ * Changes one gateway-mode service of the first target in the lock: its first port number + 1.
+ * Returns what was changed, for the report.
+ */
+export function changeOneService(lockFile: string): string {
+  const lock = readLockFile(lockFile);
+  const isGatewayMirror = (s: ObservedService): boolean => s.labels[EXPORTED_LABEL] === EXPORTED_GATEWAY_VALUE && !s.headless && s.ports.length > 0;
+  const found = Object.entries(lock.targets).find(([, t]) => t.services.some(isGatewayMirror));
+  if (!found) throw new Error(`${lockFile} has no gateway-mode service to change`);
+  const [targetName, target] = found;
+  const index = target.services.findIndex(isGatewayMirror);
+  const svc = target.services[index]!;
+  const [first, ...rest] = svc.ports;
+  const changed: ObservedService = { ...svc, ports: [{ ...first!, port: first!.port + 1 }, ...rest] };
+  const services = target.services.map((s, i) => (i === index ? changed : s));
+  const next: FleetSnapshot = { ...lock, targets: { ...lock.targets, [targetName]: { ...target, services } } };
+  writeFileAtomically(lockFile, renderLockFile(next));
+  return `${targetName} ${svc.namespace}/${svc.name} port ${first!.port} → ${first!.port + 1}`;
+}
+
+/** Options of {@link benchSynth}. */
+export interface BenchSynthProps {
+  /** A scratch directory of its own (deleted afterwards unless `keep`). */
+  readonly workDir: string;
+  /** Runs to report; a run's predecessors run too (unreported) when left out. */
+  readonly runs: readonly SynthRun[];
+  /** Keep the generated repository. @default false */
+  readonly keep?: boolean;
+  /** Told each measurement as soon as it exists. @default none */
+  readonly onResult?: (m: SynthMeasurement) => void;
+}
+
+/** Generates a fleet of `shape` (or uses the example fleet when `shape` is `'example'`) and measures the runs. */
+export async function benchSynth(shape: FleetShape | 'example', props: BenchSynthProps): Promise<SynthMeasurement[]> {
+  const size = shape === 'example' ? 'example' : `${shape.clusters}x${shape.services}`;
+  const repo = shape === 'example' ? exampleRepo(join(props.workDir, 'repo')) : writeGeneratedRepo(join(props.workDir, 'repo'), shape);
+  const last = Math.max(...props.runs.map((r) => SYNTH_RUNS.indexOf(r)));
+  const results: SynthMeasurement[] = [];
+  try {
+    let before = snapshotTree(repo.dir);
+    for (const run of SYNTH_RUNS.slice(0, last + 1)) {
+      const note = run === 'onechange' ? changeOneService(repo.lockFile) : undefined;
+      if (note !== undefined) before = snapshotTree(repo.dir, before);
+      const logFile = join(props.workDir, `${run}.log`);
+      const m = await measureRun(repo, logFile, before);
+      const measurement = toMeasurement(size, run, m, before, logFile, note);
+      if (props.runs.includes(run)) {
+        results.push(measurement);
+        props.onResult?.(measurement);
+      }
+      if (measurement.exitCode !== 0) break;
+      before = m.after;
+    }
+  } finally {
+    if (!props.keep) rmSync(join(props.workDir, 'repo'), { recursive: true, force: true });
+  }
+  return results;
+}
+
+/** The repository's example fleet (clusters/fleet.ts) with a copy of its lock in `dir`. */
+function exampleRepo(dir: string): GeneratedRepo {
+  mkdirSync(join(dir, 'clusters'), { recursive: true });
+  const lockFile = join(dir, 'clusters', 'fleet.lock.json');
+  copyFileSync(join(REPO_ROOT, 'clusters', 'fleet.lock.json'), lockFile);
+  return { dir, fleetFile: join(REPO_ROOT, 'clusters', 'fleet.ts'), lockFile, outDir: join(dir, 'dist') };
+}
