@@ -8,7 +8,7 @@ import { App } from 'cdk8s';
 import { compileFleet } from '../compile/compile-fleet.js';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
-import { previousMirrorOwners } from '../emit/previous-owners.js';
+import { previousOwnerLookup } from '../emit/previous-owners.js';
 import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
 import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
 import { WriteFailedError } from '../emit/write-failure.js';
@@ -212,9 +212,11 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   // Compile (pure) and render.
   let compiled: FileTree;
   const compileStarted = now().getTime();
+  // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
+  const before = readCommittedTree(outDir);
   try {
     const app = new App({ outdir: outDir });
-    const isolation = { strict: options.strict ?? false, previousOwners: previousMirrorOwners(readCommittedTree(outDir)) };
+    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before) };
     const result = compileFleet(app, spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation);
     warnings.push(...result.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
@@ -236,7 +238,6 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   for (const w of warnings) log.always(`warning: ${w}`);
 
-  const before = readCommittedTree(outDir);
   // A shard replaces only its own folders; every other path of the tree is carried over as it is.
   // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
   const tree = shard ? mergeShardTree(before, compiled, new Set([...shard, ...nonSourceClusters(spec)])) : compiled;

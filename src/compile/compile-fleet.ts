@@ -54,8 +54,11 @@ export interface CompileOptions {
    * (`target/namespace/service`). In a clash between two target services, the current owner keeps
    * the name. @default none known
    */
-  readonly previousOwners?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly previousOwners?: Readonly<Record<string, Readonly<Record<string, string>>>> | PreviousOwnerLookup;
 }
+
+/** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
+export type PreviousOwnerLookup = (source: string, key: string) => string | undefined;
 
 /**
  * Compiles the mirrors of every source cluster into charts under `scope`.
@@ -116,7 +119,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
   planned.push(...federated.units);
   for (const ns of federated.namespaces) namespaces.add(ns);
-  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: options.previousOwners?.[source] ?? {}, strict: options.strict ?? false };
+  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false };
   // One service's bad name skips that service only (unless strict): see isolateNames.
   const units = isolateNames(isolation, planned, diagnostics);
   for (const link of fleet.links.filter((l) => l.source === source)) {
@@ -219,7 +222,7 @@ interface Isolation {
   /** Services of the source not written by mirrorc whose names a mirror could take. */
   readonly foreign: readonly { namespace: string; name: string }[];
   /** `namespace/name` → origin of the mirror that owns that Service in the current output. */
-  readonly owners: Readonly<Record<string, string>>;
+  readonly owners: (key: string) => string | undefined;
   readonly strict: boolean;
 }
 
@@ -273,7 +276,7 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
       }
       continue;
     }
-    const keeper = claims.find((u) => isolation.owners[key] === u.origin);
+    const keeper = claims.find((u) => isolation.owners(key) === u.origin);
     const losers = claims.filter((u) => u !== keeper);
     const outcome = keeper
       ? `${keeper.origin} has that mirror already and keeps it, so ${losers.map((u) => u.origin).join(' and ')} ${losers.length === 1 ? 'is' : 'are'} skipped`
@@ -282,4 +285,10 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
     for (const u of losers) dropped.add(u);
   }
   return units.filter((u) => !dropped.has(u));
+}
+
+/** The previous owners of one source's mirror names, looked up only when a clash asks (reading them all would cost a parse per file). */
+function ownersOf(source: string, owners: CompileOptions['previousOwners']): (key: string) => string | undefined {
+  if (typeof owners === 'function') return (key) => owners(source, key);
+  return (key) => owners?.[source]?.[key];
 }

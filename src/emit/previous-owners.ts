@@ -51,3 +51,22 @@ export function previousMirrorOwners(tree: ReadonlyMap<string, string>): MirrorO
   }
   return owners;
 }
+
+/**
+ * A lookup of the owner of one mirror Service in `tree` that parses only the file it is asked about:
+ * compile asks only when two services claim one name, so a large output is not parsed for nothing.
+ */
+export function previousOwnerLookup(tree: ReadonlyMap<string, string>): (source: string, key: string) => string | undefined {
+  return (source, key) => {
+    const [namespace, name] = key.split('/');
+    const text = tree.get(`${source}/${namespace}/service-${name}.yaml`);
+    if (text === undefined) return undefined;
+    let object: unknown;
+    try {
+      object = YAML.parse(text);
+    } catch {
+      return undefined;
+    }
+    return (object as { metadata?: { name?: unknown } } | null)?.metadata?.name === name ? mirrorOrigin(object) : undefined;
+  };
+}
