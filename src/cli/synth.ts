@@ -9,6 +9,7 @@ import { compileFleet } from '../compile/compile-fleet.js';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import { previousOwnerLookup } from '../emit/previous-owners.js';
+import { redact } from '../util/redact.js';
 import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
 import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
 import { WriteFailedError } from '../emit/write-failure.js';
@@ -276,7 +277,9 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   }
 
   // Plan or check: compare with what is on disk, write nothing.
-  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const printSink = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // The plan shows changed fields, which may hold a target's annotation values: redacted like every log line.
+  const print = (line: string): void => printSink(redact(line));
   logChanges(print, print, changes, outDir, before, tree);
   if (lockChanged) print(`${lockFile}: would change`);
   if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals).replace('; nothing was written', '')}`);

@@ -75,3 +75,22 @@ test('check fails when a file is missing or extra, or the lock is not canonical'
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('GIVEN a target annotation that changes to a URL with credentials WHEN planning THEN the printed field shows *** instead of the password', async () => {
+  const { dir, run, printed } = scratch();
+  try {
+    const lockPath = join(dir, 'fleet.lock.json');
+    const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
+    const payments = lock.targets.east.services.find((s: { name: string }) => s.name === 'payments');
+    payments.annotations = { ...payments.annotations, 'docs.example.com/runbook': 'https://ops:hunter2@wiki.example.com/payments' };
+    writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
+    const result = await run({ mode: 'plan', verbosity: 'verbose' });
+    assert.equal(result.exitCode, ExitCode.OK);
+    const field = printed.find((l) => l.includes('docs.example.com/runbook'));
+    assert.ok(field, printed.join('\n'));
+    assert.match(field, /https:\/\/\*\*\*@wiki\.example\.com\/payments/);
+    assert.ok(!printed.some((l) => l.includes('hunter2')), printed.join('\n'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
