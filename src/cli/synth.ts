@@ -152,15 +152,18 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     }
   }
 
+  // The lock as committed: the file itself, or its new text in a committed journal that an interrupted run left (plan/check do not recover).
+  const committedLock = committedPath(outDir, lockFile);
+
   // Model: load and validate before any network call.
   let spec: FleetSpec;
   let previous: FleetSnapshot;
   try {
     const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
     spec = buildFleet(define, options.fleetFile).fleet.toSpec();
-    const problem = missingLockProblem(committedPath(outDir, lockFile), outDir, options.newFleet ?? false);
+    const problem = missingLockProblem(lockFile, existsSync(committedLock), outDir, options.newFleet ?? false);
     if (problem) return finish(ExitCode.INVALID_INPUT, problem);
-    previous = readLockFile(committedPath(outDir, lockFile));
+    previous = readLockFile(committedLock);
     const gatewayProblems = lockGatewayProblems(spec, previous);
     if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
   } catch (e) {
@@ -245,7 +248,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const changes = diffTrees(before, tree);
   const removals = options.confirmRemovals ? [] : largeRemovals(before, tree);
   const lockText = renderLockFile(snapshot);
-  const lockChanged = readTextOrUndefined(committedPath(outDir, lockFile)) !== lockText;
+  const lockChanged = readTextOrUndefined(committedLock) !== lockText;
   facts = { ...facts, warnings, tree, changes, lockChanged };
   mark('diff');
 
@@ -255,7 +258,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   if (mode === 'write') {
     // Emit: write what differs in the tree and the lock, through a committed journal.
     try {
-      writeOutput(outDir, tree, lockFile, lockText);
+      writeOutput(outDir, tree, lockFile, lockText, before);
       mark('write');
       logChanges(log.info, log.detail, changes, outDir, before, tree);
       if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
@@ -306,8 +309,8 @@ function nonSourceClusters(spec: FleetSpec): string[] {
  * Why a missing lock is an error here: with no lock, every target counts as never observed, so an
  * offline run (or a mistyped --lock) would compile an empty fleet and remove every mirror.
  */
-function missingLockProblem(lockFile: string, outDir: string, newFleet: boolean): string | undefined {
-  if (newFleet || existsSync(lockFile) || !hasFiles(outDir)) return undefined;
+function missingLockProblem(lockFile: string, lockExists: boolean, outDir: string, newFleet: boolean): string | undefined {
+  if (newFleet || lockExists || !hasFiles(outDir)) return undefined;
   return `lock file ${lockFile} does not exist, but ${outDir}/ has content: compiling without the lock would remove every mirror. ` +
     `Check the path (--lock), or restore the lock from git; to start this fleet from scratch on purpose, pass --new-fleet`;
 }

@@ -8,10 +8,6 @@
 import YAML from 'yaml';
 import { REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
 import { clusterNameProblem, dns1123LabelProblem } from '../util/k8s-names.js';
-import { compareStrings } from '../util/order.js';
-
-/** Source → `namespace/name` → origin `target/namespace/service`, every level sorted. */
-export type MirrorOwners = Record<string, Record<string, string>>;
 
 /** The origin `target/namespace/service` of a mirror Service object, or undefined when it is not one. */
 export function mirrorOrigin(object: unknown): string | undefined {
@@ -25,31 +21,6 @@ export function mirrorOrigin(object: unknown): string | undefined {
   const [service, namespace] = head.slice(-2);
   if (head.length < 2 || dns1123LabelProblem(service) || dns1123LabelProblem(namespace)) return undefined;
   return `${target}/${namespace}/${service}`;
-}
-
-/**
- * The owners of the mirror Services in `tree` (the committed output, paths
- * `<source>/<namespace>/service-<name>.yaml`). A file that does not parse is no owner: then a
- * clash skips every claimant, the safe side.
- */
-export function previousMirrorOwners(tree: ReadonlyMap<string, string>): MirrorOwners {
-  const owners: MirrorOwners = {};
-  for (const path of [...tree.keys()].sort(compareStrings)) {
-    const m = /^([^/]+)\/([^/]+)\/service-[^/]+\.yaml$/.exec(path);
-    if (!m) continue;
-    const [, source, namespace] = m as unknown as [string, string, string];
-    let object: unknown;
-    try {
-      object = YAML.parse(tree.get(path)!);
-    } catch {
-      continue;
-    }
-    const origin = mirrorOrigin(object);
-    const name = (object as { metadata?: { name?: unknown } } | null)?.metadata?.name;
-    if (origin === undefined || typeof name !== 'string') continue;
-    (owners[source] ??= {})[`${namespace}/${name}`] = origin;
-  }
-  return owners;
 }
 
 /**

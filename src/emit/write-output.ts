@@ -32,11 +32,13 @@ export function recoverInterruptedWrite(outDir: string, lockPath?: string): void
 
 /**
  * Makes `outDir` exactly `tree` and the lock file `lockText`, writing only files that differ
- * (nothing at all when nothing differs). Throws `WriteFailedError` when the file system refuses.
+ * (nothing at all when nothing differs). `before` is what `outDir` holds now, when the caller has
+ * already read it after recovering (synth does, under the run lock); otherwise it is read here.
+ * Throws `WriteFailedError` when the file system refuses.
  */
-export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lockText: string): WriteSummary {
+export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lockText: string, before?: FileTree): WriteSummary {
   recoverInterruptedWrite(outDir, lockPath);
-  return commitChanges(outDir, [{ dir: outDir, before: readTree(outDir), after: tree }], [{ path: lockPath, text: lockText }]);
+  return commitChanges(outDir, [{ dir: outDir, before: before ?? readTree(outDir), after: tree }], [{ path: lockPath, text: lockText }]);
 }
 
 /** Makes the lock file `lockText` alone, through the transaction of `outDir` (the `observe` command). */

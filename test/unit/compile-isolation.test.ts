@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import YAML from 'yaml';
 import { CompileError } from '../../src/compile/diagnostics.js';
-import { mirrorOrigin, previousMirrorOwners } from '../../src/emit/previous-owners.js';
+import { mirrorOrigin, previousOwnerLookup } from '../../src/emit/previous-owners.js';
 import { objectPath } from '../../src/emit/render-files.js';
 import { readTree } from '../../src/emit/write-output.js';
 import { Cluster, Link } from '../../src/model/index.js';
@@ -127,8 +127,11 @@ describe('previous owners read from dist/', () => {
       write('s/default/endpoints-foo-x-y.yaml', { kind: 'Endpoints', metadata: { name: 'foo-x-y' } });
       writeFileSync(join(dir, 's/default/service-broken.yaml'), ': not yaml : [');
       writeFileSync(join(dir, 's/kustomization.yaml'), 'resources: []\n');
-      assert.deepEqual(previousMirrorOwners(readTree(dir)), { s: { 'default/foo-x-y': 'x-y/default/foo', 'default/kafka-0-x-y': 'x-y/default/kafka' } });
-      assert.deepEqual(previousMirrorOwners(new Map()), {});
+      const owner = previousOwnerLookup(readTree(dir));
+      const keys = ['default/foo-x-y', 'default/kafka-0-x-y', 'default/mine', 'default/broken'];
+      assert.deepEqual(keys.map((k) => owner('s', k)), ['x-y/default/foo', 'x-y/default/kafka', undefined, undefined]);
+      assert.equal(owner('other', 'default/foo-x-y'), undefined);
+      assert.deepEqual(keys.map((k) => previousOwnerLookup(new Map())('s', k)), [undefined, undefined, undefined, undefined]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
