@@ -2,7 +2,8 @@
  * The mutating file-system calls of the write path: each is one named step (for fault injection)
  * and is durable (files and the folders whose entries change are fsynced).
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { faultPoint, type WriteStep } from './fault-injection.js';
 
@@ -14,6 +15,60 @@ export function writeDurably(step: WriteStep, path: string, text: string): void 
     const bytes = Buffer.from(text, 'utf8');
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Creates or truncates `path` and writes `text`, without flushing it: {@link flushFiles} makes a batch durable. */
+export function writeUnflushed(step: WriteStep, path: string, text: string): void {
+  faultPoint(step, path);
+  const fd = openSync(path, 'w');
+  try {
+    const bytes = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Makes the content of `files` durable. One `sync --file-system` (syncfs(2)) per file system
+ * flushes them all at once: an fsync per file costs a journal commit each (15 s of a 65,000-file
+ * write, measured). Where that is unavailable or fails, each file is fsynced, which also reports the
+ * failing file's error.
+ */
+export function flushFiles(step: WriteStep, files: readonly string[]): void {
+  if (files.length === 0) return;
+  faultPoint(step, files[0]!);
+  const byDevice = new Map<number, string[]>();
+  for (const f of files) {
+    const dev = statSync(f).dev;
+    const list = byDevice.get(dev);
+    if (list) list.push(f);
+    else byDevice.set(dev, [f]);
+  }
+  for (const list of byDevice.values()) {
+    if (list.length > 1 && syncFileSystem(list[0]!)) continue;
+    for (const f of list) fsyncFile(f);
+  }
+}
+
+/** syncfs(2) of the file system holding `path`, through coreutils `sync -f`; false when that is not possible. */
+function syncFileSystem(path: string): boolean {
+  try {
+    execFileSync('sync', ['--file-system', path], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function fsyncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -23,8 +23,10 @@ export const WRITE_STEPS = [
   'discard',
   /** Creating the transaction folder and its list of files staged outside it. */
   'txn-begin',
-  /** Writing (and fsyncing) one staged file. */
+  /** Writing one staged file (not yet flushed). */
   'stage-file',
+  /** Flushing every staged file to disk at once (one syncfs per file system, else an fsync per file). */
+  'stage-sync',
   /** Writing (and fsyncing) the journal's temporary file. */
   'journal-write',
   /** Renaming the journal into place: the commit point. */

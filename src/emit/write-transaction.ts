@@ -16,7 +16,7 @@
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { compareStrings } from '../util/order.js';
-import { fsyncDirectory, mkdirStep, removeTreeStep, renameStep, rmdirStep, unlinkStep, writeDurably } from './durable-fs.js';
+import { flushFiles, fsyncDirectory, mkdirStep, removeTreeStep, renameStep, rmdirStep, unlinkStep, writeDurably, writeUnflushed } from './durable-fs.js';
 import type { WriteStep } from './fault-injection.js';
 import type { FileTree } from './render-files.js';
 import { isFsError, shownPath, WriteFailedError } from './write-failure.js';
@@ -114,8 +114,14 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
   try {
     const txnDev = deviceOf(base);
     const outside: string[] = [];
+    const devices = new Map<string, number>();
+    const deviceOfFolder = (dir: string): number => {
+      let dev = devices.get(dir);
+      if (dev === undefined) devices.set(dir, (dev = deviceOf(dir)));
+      return dev;
+    };
     const staged = puts.map((p, i) => {
-      const inside = deviceOf(dirname(p.path)) === txnDev;
+      const inside = deviceOfFolder(dirname(p.path)) === txnDev;
       const at = inside ? join(txn, 'files', String(i)) : join(dirname(p.path), `.${basename(p.path)}.mirrorc-staged`);
       if (!inside) outside.push(rel(at));
       return at;
@@ -125,11 +131,14 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
     const stagedDirs = new Set<string>([join(txn, 'files'), txn, base]);
     puts.forEach((p, i) => {
       current = p.path;
-      if (!existsSync(dirname(staged[i]!))) mkdirStep('txn-begin', dirname(staged[i]!));
-      writeDurably('stage-file', staged[i]!, p.text);
-      stagedDirs.add(dirname(staged[i]!));
+      const dir = dirname(staged[i]!);
+      if (!stagedDirs.has(dir) && !existsSync(dir)) mkdirStep('txn-begin', dir);
+      writeUnflushed('stage-file', staged[i]!, p.text);
+      stagedDirs.add(dir);
       ops.push({ op: 'put', path: rel(p.path), staged: rel(staged[i]!), step: p.step });
     });
+    current = '';
+    flushFiles('stage-sync', staged);
     for (const d of deletes) ops.push({ op: 'delete', path: rel(d), step: 'apply-delete' });
     for (const d of rmdirs) ops.push({ op: 'rmdir', path: rel(d), step: 'apply-rmdir' });
     // Lock (and other single files) last: after the tree they describe is complete.
@@ -179,17 +188,19 @@ export function recoverTransaction(home: string): 'none' | 'rolled-forward' | 'd
 /** Applies every operation (idempotent: a put whose staged file is gone was done already), then removes the transaction. */
 function applyJournal(base: string, txn: string, journal: Journal): void {
   const touched = new Set<string>();
+  const folders = new Set<string>();
   for (const op of journal.ops) {
     const target = resolve(base, op.path);
     if (op.op === 'put') {
       const staged = resolve(base, op.staged!);
       if (!existsSync(staged)) continue;
-      if (!existsSync(dirname(target))) {
+      if (!folders.has(dirname(target)) && !existsSync(dirname(target))) {
         mkdirStep('apply-mkdir', dirname(target));
         for (let d = dirname(target); d !== base && d.startsWith(base + sep); d = dirname(d)) touched.add(dirname(d));
       }
       renameStep(op.step, staged, target);
       touched.add(dirname(target));
+      folders.add(dirname(target));
     } else if (op.op === 'delete') {
       if (!existsSync(target)) continue;
       unlinkStep('apply-delete', target);
@@ -326,10 +337,11 @@ function checkNotBlocked(path: string, folder: boolean): void {
 function blocked(target: string, entry: string, mustBeFolder: boolean): boolean {
   let st;
   try {
-    st = lstatSync(entry);
+    st = lstatSync(entry, { throwIfNoEntry: false });
   } catch {
     return false;
   }
+  if (!st) return false;
   if (mustBeFolder !== st.isDirectory()) {
     throw new WriteFailedError(target, mustBeFolder ? 'ENOTDIR' : 'EISDIR', `nothing was changed; remove ${shownPath(entry)} (mirrorc did not write it) and run synth again`);
   }

@@ -76,7 +76,7 @@ function assertOk(run: CliRun): void {
 describe('a kill at a named step of the commit', () => {
   // Steps before the journal's rename leave the old state committed; from the first apply on, the new one.
   const steps: [string, 'old' | 'new'][] = [
-    ['holder-info', 'old'], ['txn-begin', 'old'], ['stage-file', 'old'], ['journal-write', 'old'], ['journal-commit', 'old'],
+    ['holder-info', 'old'], ['txn-begin', 'old'], ['stage-file', 'old'], ['stage-sync', 'old'], ['journal-write', 'old'], ['journal-commit', 'old'],
     ['apply-object', 'new'], ['apply-mkdir', 'new'], ['apply-kustomization', 'new'], ['apply-delete', 'new'], ['apply-rmdir', 'new'],
     ['apply-lock', 'new'], ['txn-cleanup', 'new'],
   ];

@@ -11,7 +11,11 @@ import { App, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import YAML from 'yaml';
 import { diffTrees } from '../../src/emit/diff-trees.js';
-import { objectPath, renderChartFiles, renderObjectYaml, type FileTree } from '../../src/emit/render-files.js';
+import { chartObjects, objectPath, renderChartFiles, renderObjectYaml, type FileTree } from '../../src/emit/render-files.js';
+import { ApiObject } from 'cdk8s';
+import { Cluster, Link } from '../../src/model/index.js';
+import { compileFleet } from '../../src/compile/compile-fleet.js';
+import { federatedService, federatedSource, flatService, service, snapshot, spec, statefulService, target } from '../fixtures/snapshots.js';
 import { readTree, recoverInterruptedWrite, writeOutput } from '../../src/emit/write-output.js';
 import { committedPath, readCommittedTree, transactionDir } from '../../src/emit/write-transaction.js';
 import { injectFault } from '../../src/emit/fault-injection.js';
@@ -153,6 +157,44 @@ describe('renderChartFiles', () => {
     };
     // THEN the trees are equal, entry by entry and in order
     assert.deepEqual([...build(false).entries()], [...build(true).entries()]);
+  });
+});
+
+describe('chartObjects (the objects of a chart without cdk8s app-wide synthesis)', () => {
+  test('gives exactly chart.toJson() for compiled charts of every mode', () => {
+    // GIVEN two sources compiled from a target exporting a service of every mode
+    const fleet = spec((f) => {
+      const london = new Cluster(f, 'london', { pinnedServiceIPRange: '10.96.200.0/24' });
+      const berlin = new Cluster(f, 'berlin', { pinnedServiceIPRange: '10.96.201.0/24' });
+      const paris = new Cluster(f, 'paris');
+      new Link(f, 'london-from-paris', { source: london, target: paris, globalServices: true });
+      new Link(f, 'berlin-from-paris', { source: berlin, target: paris });
+    });
+    const services = [
+      service('default', 'gw'), flatService('default', 'flat'), statefulService('default', 'kafka', ['kafka-0', 'kafka-1']),
+      federatedService('default', 'fed'),
+    ];
+    const snap = snapshot(
+      { paris: target(services, { selectors: ['mirror.linkerd.io/exported=remote-discovery', 'mirror.linkerd.io/exported=true', 'mirror.linkerd.io/federated=member'] }) },
+      { london: federatedSource(['default'], []), berlin: federatedSource(['default'], []) },
+    );
+    const result = compileFleet(new App(), fleet, snap);
+    assert.equal(result.charts.length, 2);
+    for (const chart of result.charts) {
+      // WHEN its objects are taken directly THEN they are what cdk8s synthesizes, in the same order
+      const direct = chartObjects(chart);
+      assert.ok(direct.length > 8, `${direct.length} objects`);
+      assert.deepEqual(direct, chart.toJson());
+    }
+  });
+
+  test('falls back to chart.toJson() when a construct has a validation, so it still fails', () => {
+    // GIVEN a chart with an object whose validation fails
+    const chart = new Chart(new App(), 'c');
+    const o = new ApiObject(chart, 'o', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
+    o.node.addValidation({ validate: () => ['broken on purpose'] });
+    // WHEN its objects are taken THEN cdk8s's validation error is raised
+    assert.throws(() => chartObjects(chart), /broken on purpose/);
   });
 });
 

@@ -15,7 +15,7 @@ import { CompileError } from '../../src/compile/diagnostics.js';
 import { KUSTOMIZE_UNSAFE } from '../../src/contract/metadata-policy.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import { GENERATED_HEADER, renderClusterFiles } from '../../src/emit/render-files.js';
-import { goDoubleQuoted, isAmbiguousPlain, stringifyYaml } from '../../src/emit/yaml-writer.js';
+import { fastStringifyYaml, goDoubleQuoted, isAmbiguousPlain, libraryStringifyYaml, stringifyYaml } from '../../src/emit/yaml-writer.js';
 import { readTree } from '../../src/emit/write-output.js';
 import {
   compileObjects, federatedService, federatedSource, flatService, service, snapshot, spec, statefulService, target,
@@ -298,5 +298,71 @@ describe('Go-exact strings', () => {
       assert.match(e.message, /edited lock file: fix or remove it there/);
       return true;
     });
+  });
+});
+
+describe('the fast path writes exactly what the yaml library writes', () => {
+  /** A small deterministic generator (no Math.random: the same values on every run). */
+  function seeded(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+  }
+
+  test('on 20,000 random values mixing fast-path and library-only scalars', () => {
+    // GIVEN random maps and lists of strings from every YAML-ambiguous and control family, random
+    // strings over the fast path's characters and a few others, numbers, booleans, null and empties
+    const random = seeded(9);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const chars = 'abcXYZ019_./=+,- :#"\'\\\n\té';
+    const randomString = (): string => Array.from({ length: Math.floor(random() * 8) }, () => pick([...chars])).join('');
+    const scalar = (): unknown => {
+      const r = random();
+      if (r < 0.25) return pick(AMBIGUOUS_SCALARS);
+      if (r < 0.3) return pick(CONTROL_STRINGS);
+      if (r < 0.6) return randomString();
+      if (r < 0.7) return pick([0, 1, -1, 80, 65535, 2 ** 40, 1.5, -0, Number.NaN, 1e21]);
+      if (r < 0.8) return pick([true, false, null, undefined]);
+      if (r < 0.9) return pick([{}, [], { a: undefined }]);
+      return pick(['mirror.linkerd.io/exported', 'linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local', '10.0.0.1', 'a b c', 'x,y']);
+    };
+    const value = (depth: number): unknown => {
+      const r = random();
+      if (depth > 3 || r < 0.4) return scalar();
+      if (r < 0.7) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      const map: Record<string, unknown> = {};
+      for (let i = Math.floor(random() * 5); i > 0; i--) map[random() < 0.7 ? randomString() || 'k' : String(pick(AMBIGUOUS_SCALARS))] = value(depth + 1);
+      return map;
+    };
+    let fast = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const v: Record<string, unknown> = { apiVersion: 'v1', kind: 'Service', metadata: { name: `n${i}` }, spec: value(1) };
+      // WHEN both writers write it
+      const text = fastStringifyYaml(v);
+      if (text === undefined) continue;
+      fast++;
+      // THEN the fast path's text is the library's, byte for byte
+      assert.equal(text, libraryStringifyYaml(v), JSON.stringify(v));
+    }
+    // AND the fast path took a fair share of them (so the comparison is not vacuous)
+    assert.ok(fast > 4_000, `${fast} of 20000 written by the fast path`);
+  });
+
+  test('it writes the typical mirror objects itself, and hands anything unusual to the library', () => {
+    // GIVEN a gateway-mode Endpoints object, and the same with an IPv6 address and a multi-line annotation
+    const endpoints = {
+      apiVersion: 'v1', kind: 'Endpoints',
+      metadata: { name: 'web-paris', namespace: 'shop', labels: { 'mirror.linkerd.io/mirrored-service': 'true', 'endpointslice.kubernetes.io/skip-mirror': 'true' }, annotations: { 'mirror.linkerd.io/remote-svc-fq-name': 'web.shop.svc.cluster.local' } },
+      subsets: [{ addresses: [{ ip: '10.1.0.9' }], ports: [{ name: 'http', port: 4143, protocol: 'TCP' }] }],
+    };
+    // WHEN written THEN the fast path writes the first, and both writers agree on all three
+    assert.notEqual(fastStringifyYaml(endpoints), undefined);
+    const v6 = { ...endpoints, subsets: [{ addresses: [{ ip: 'fd00::9' }], ports: [] }] };
+    const multiline = { ...endpoints, metadata: { ...endpoints.metadata, annotations: { note: 'a\nb' } } };
+    assert.equal(fastStringifyYaml(v6), undefined);
+    assert.equal(fastStringifyYaml(multiline), undefined);
+    for (const v of [endpoints, v6, multiline]) assert.equal(stringifyYaml(v), libraryStringifyYaml(v));
   });
 });
