@@ -5,7 +5,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { App } from 'cdk8s';
-import { compileFleet } from '../compile/compile-fleet.js';
+import { planFleet, sourceChart } from '../compile/compile-fleet.js';
+import { compareStrings } from '../util/order.js';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import { previousOwnerLookup } from '../emit/previous-owners.js';
@@ -219,16 +220,20 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
   const before = readCommittedTree(outDir);
   try {
-    const app = new App({ outdir: outDir });
     const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before) };
-    const result = compileFleet(app, spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation);
-    warnings.push(...result.warnings);
+    const planned = planFleet(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation);
+    warnings.push(...planned.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
-    snapshot = withPinnedServiceIPs(snapshot, result.pinnedServiceIPs);
+    snapshot = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
     mark('compile');
     compiled = new Map();
     // Every observed cluster's folder also holds the reader identity that observation needs there.
-    for (const [cluster, charts] of chartsByCluster([...result.charts, ...addReaderRbacCharts(app, spec)])) {
+    const readerRbac = chartsByCluster(addReaderRbacCharts(new App({ outdir: outDir }), spec));
+    const plans = new Map(planned.plans.map((plan) => [plan.source, plan]));
+    for (const cluster of [...new Set([...plans.keys(), ...readerRbac.keys()])].sort(compareStrings)) {
+      const plan = plans.get(cluster);
+      // One source's constructs at a time, in an app of its own: they are garbage once its files are rendered.
+      const charts = [...(plan ? [sourceChart(new App({ outdir: outDir }), plan)] : []), ...(readerRbac.get(cluster) ?? [])];
       for (const [rel, content] of renderClusterFiles(charts)) compiled.set(`${cluster}/${rel}`, content);
     }
   } catch (e) {

@@ -65,21 +65,43 @@ export type PreviousOwnerLookup = (source: string, key: string) => string | unde
  * @throws CompileError listing every error; nothing is rendered then
  */
 export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions = {}): CompileResult {
+  const { plans, ...planned } = planFleet(fleet, snapshot, options);
+  return { charts: plans.map((plan) => sourceChart(scope, plan)), ...planned };
+}
+
+/** What {@link planFleet} decided: everything of a {@link CompileResult} but the charts, which {@link sourceChart} makes one at a time. */
+export interface FleetPlan extends Omit<CompileResult, 'charts'> {
+  /** One plan per source cluster, by cluster name order. */
+  readonly plans: readonly SourcePlan[];
+}
+
+/**
+ * Compile without creating the constructs: every check, warning, error and pinned IP of
+ * {@link compileFleet}. A large fleet's synth then creates (and drops) one source's chart at a time,
+ * so its memory is bounded by the largest source, not by the fleet.
+ * @throws CompileError listing every error
+ */
+export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions = {}): FleetPlan {
   const diagnostics = new Diagnostics();
   const sources = sortedUnique(fleet.links.map((l) => l.source)).filter((s) => !options.sources || options.sources.has(s));
   const plans = sources.map((source) => planSource(source, fleet, snapshot, diagnostics, options));
   if (diagnostics.errors.length > 0) throw new CompileError(diagnostics.errors);
-  const charts = plans.map((plan) => new SourceChart(scope, plan.source, plan));
   const requirements = plans.flatMap((plan) => plan.requirements);
   const pinned: Record<string, Readonly<Record<string, string>>> = { ...(snapshot.pinnedServiceIPs ?? {}) };
   for (const plan of plans) {
     if (Object.keys(plan.pinnedIPs).length > 0) pinned[plan.source] = plan.pinnedIPs;
     else delete pinned[plan.source];
   }
-  return { charts, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned) };
+  return { plans, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned) };
 }
 
-interface SourcePlan {
+/** The chart of one planned source, under `scope`. */
+export function sourceChart(scope: Construct, plan: SourcePlan): SourceChart {
+  return new SourceChart(scope, plan.source, plan);
+}
+
+/** The compiled (not yet rendered) mirrors of one source cluster. */
+export interface SourcePlan {
   readonly source: string;
   readonly namespaces: string[];
   readonly units: MirrorUnit[];

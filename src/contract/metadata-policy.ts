@@ -204,8 +204,20 @@ export function prefixFamily(prefix: string, kind: MetadataKind): KeyFamily | un
 
 /** How the policy treats `key`: families decide, every other key is `allowed`. */
 export function copyRule(key: string, kind: MetadataKind): CopyRule {
-  return keyFamily(key, kind)?.rule ?? 'allowed';
+  // The same keys come back for every service and source: decide each once (a pure function of key and kind).
+  const cache = kind === 'label' ? labelRules : annotationRules;
+  let rule = cache.get(key);
+  if (rule === undefined) {
+    rule = keyFamily(key, kind)?.rule ?? 'allowed';
+    if (cache.size >= RULE_CACHE_LIMIT) cache.clear();
+    cache.set(key, rule);
+  }
+  return rule;
 }
+
+const labelRules = new Map<string, CopyRule>();
+const annotationRules = new Map<string, CopyRule>();
+const RULE_CACHE_LIMIT = 50_000;
 
 /**
  * Whether a link allow-list entry matches `key`: `a.b/*` every key with prefix `a.b` (the prefix

@@ -128,16 +128,42 @@ const FAST_STRING = /^[A-Za-z0-9_./=+,-](?:[A-Za-z0-9_./=+, -]*[A-Za-z0-9_./=+,-
 const fastScalarCache = new Map<string, string>();
 const FAST_SCALAR_CACHE_LIMIT = 100_000;
 
-/** `value` as the yaml library writes a string it may write plain or must double-quote, or undefined if not such a string. */
-function fastScalar(value: string): string | undefined {
-  const cached = fastScalarCache.get(value);
-  if (cached !== undefined) return cached;
-  if (!FAST_STRING.test(value)) return undefined;
-  // These characters need no escape, so the double-quoted form is the string between quotes.
-  const text = isAmbiguousPlain(value) ? `"${value}"` : value;
-  if (fastScalarCache.size >= FAST_SCALAR_CACHE_LIMIT) fastScalarCache.clear();
-  fastScalarCache.set(value, text);
-  return text;
+/** Strings whose text is not one line wherever it stands (a multi-line or explicit-key form): the whole value goes to the library. */
+const MULTI_LINE = '\n';
+
+/**
+ * `value` as the yaml library writes it as a mapping key (`asKey`) or as a value in block style, or
+ * undefined when that text is not one line (then the whole value goes to the library). Strings of
+ * {@link FAST_STRING} characters are decided here; any other string is written once by the library
+ * in a one-entry map and its text taken from there (one line does not depend on the indentation).
+ */
+function fastScalar(value: string, asKey = false): string | undefined {
+  const cache = asKey ? fastKeyCache : fastScalarCache;
+  const cached = cache.get(value);
+  if (cached !== undefined) return cached === MULTI_LINE ? undefined : cached;
+  let text: string;
+  // (A key longer than 1024 characters is written in the explicit `? key` form by the library.)
+  if (FAST_STRING.test(value) && (!asKey || value.length <= 1000)) {
+    // These characters need no escape, so the double-quoted form is the string between quotes.
+    text = isAmbiguousPlain(value) ? `"${value}"` : value;
+  } else {
+    text = libraryScalar(value, asKey) ?? MULTI_LINE;
+  }
+  if (cache.size >= FAST_SCALAR_CACHE_LIMIT) cache.clear();
+  cache.set(value, text);
+  return text === MULTI_LINE ? undefined : text;
+}
+
+/** Quoting decisions of the fast path for mapping keys (a key may be written differently from a value). */
+const fastKeyCache = new Map<string, string>();
+
+/** The library's one-line text for the string `value` as a key or a value, or undefined when it is not one line. */
+function libraryScalar(value: string, asKey: boolean): string | undefined {
+  const text = asKey ? libraryStringifyYaml({ [value]: 0 }) : libraryStringifyYaml({ k: value });
+  const [prefix, suffix] = asKey ? ['', ': 0\n'] : ['k: ', '\n'];
+  if (!text.startsWith(prefix) || !text.endsWith(suffix)) return undefined;
+  const scalar = text.slice(prefix.length, text.length - suffix.length);
+  return scalar.includes('\n') || scalar === '' ? undefined : scalar;
 }
 
 /** Thrown inside the fast path to hand the whole value to the library. */
@@ -202,7 +228,7 @@ function writeMapEntries(map: Record<string, unknown>, indent: string, out: stri
   for (const key of Object.keys(map)) {
     const v = map[key];
     if (v === undefined) continue;
-    const k = fastScalar(key);
+    const k = fastScalar(key, true);
     if (k === undefined) throw NOT_FAST;
     out.push(first && firstPrefix !== undefined ? firstPrefix : indent, k, ':');
     first = false;

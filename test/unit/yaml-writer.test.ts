@@ -326,14 +326,17 @@ describe('the fast path writes exactly what the yaml library writes', () => {
       if (r < 0.7) return pick([0, 1, -1, 80, 65535, 2 ** 40, 1.5, -0, Number.NaN, 1e21]);
       if (r < 0.8) return pick([true, false, null, undefined]);
       if (r < 0.9) return pick([{}, [], { a: undefined }]);
-      return pick(['mirror.linkerd.io/exported', 'linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local', '10.0.0.1', 'a b c', 'x,y']);
+      return pick([
+        'mirror.linkerd.io/exported', 'linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local', '10.0.0.1', 'fd00::1', 'a b c', 'x,y',
+        'x'.repeat(1100), `${'a b'.repeat(400)}: c`, `"${'q'.repeat(1030)}"`, `${'w '.repeat(600)}\n${'v '.repeat(100)}`,
+      ]);
     };
     const value = (depth: number): unknown => {
       const r = random();
       if (depth > 3 || r < 0.4) return scalar();
       if (r < 0.7) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
       const map: Record<string, unknown> = {};
-      for (let i = Math.floor(random() * 5); i > 0; i--) map[random() < 0.7 ? randomString() || 'k' : String(pick(AMBIGUOUS_SCALARS))] = value(depth + 1);
+      for (let i = Math.floor(random() * 5); i > 0; i--) map[random() < 0.6 ? randomString() || 'k' : String(scalar() ?? 'k')] = value(depth + 1);
       return map;
     };
     let fast = 0;
@@ -350,7 +353,7 @@ describe('the fast path writes exactly what the yaml library writes', () => {
     assert.ok(fast > 4_000, `${fast} of 20000 written by the fast path`);
   });
 
-  test('it writes the typical mirror objects itself, and hands anything unusual to the library', () => {
+  test('it writes the typical mirror objects itself, and hands the whole of anything it cannot write in one line per scalar to the library', () => {
     // GIVEN a gateway-mode Endpoints object, and the same with an IPv6 address and a multi-line annotation
     const endpoints = {
       apiVersion: 'v1', kind: 'Endpoints',
@@ -361,8 +364,12 @@ describe('the fast path writes exactly what the yaml library writes', () => {
     assert.notEqual(fastStringifyYaml(endpoints), undefined);
     const v6 = { ...endpoints, subsets: [{ addresses: [{ ip: 'fd00::9' }], ports: [] }] };
     const multiline = { ...endpoints, metadata: { ...endpoints.metadata, annotations: { note: 'a\nb' } } };
-    assert.equal(fastStringifyYaml(v6), undefined);
-    assert.equal(fastStringifyYaml(multiline), undefined);
-    for (const v of [endpoints, v6, multiline]) assert.equal(stringifyYaml(v), libraryStringifyYaml(v));
+    const longKey = { ...endpoints, metadata: { ...endpoints.metadata, annotations: { ['k'.repeat(1100)]: 'v' } } };
+    const nested = { ...endpoints, subsets: [[{ ip: '10.0.0.1' }]] };
+    assert.notEqual(fastStringifyYaml(v6), undefined, 'a string the library quotes its own way is taken from the library, one line');
+    assert.notEqual(fastStringifyYaml(multiline), undefined);
+    assert.equal(fastStringifyYaml(longKey), undefined, 'a key the library writes in the explicit form');
+    assert.equal(fastStringifyYaml(nested), undefined, 'a list in a list');
+    for (const v of [endpoints, v6, multiline, longKey, nested]) assert.equal(stringifyYaml(v), libraryStringifyYaml(v));
   });
 });
