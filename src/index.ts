@@ -10,10 +10,10 @@ export type { SecretRequirement } from './compile/modes/remote-discovery/credent
 export { mirrorServiceName } from './compile/names.js';
 export { observeFleet, type FleetObservation, type ObserveOptions, type StaleCluster } from './observe/observe-fleet.js';
 export { readLockFile, renderLockFile, LockFileError } from './observe/lock-file.js';
-export type * from './observe/snapshot.js';
+export type * from './snapshot/snapshot.js';
 export { TARGET_OBSERVATION_RULES, SOURCE_OBSERVATION_RULES, observationRules } from './observe/observation-rbac.js';
 export { renderChartFiles } from './emit/render-files.js';
-export { runSynth, type SynthOptions, type SynthResult } from './cli/synth.js';
+export { runSynth, type SynthOptions, type SynthResult } from './pipeline/run-synth.js';
 export type { RunReport, TargetReport, SourceReport } from './cli/report.js';
 export type { FleetDefinition } from './cli/load-fleet.js';
 export * from './delivery/index.js';

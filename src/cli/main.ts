@@ -7,7 +7,7 @@ import { commandLineFailure } from './command-line-failure.js';
 import { compiledBuildProblem } from './compiled-build.js';
 import { ExitCode } from './exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
-import { runSynth } from './synth.js';
+import { runSynth } from '../pipeline/run-synth.js';
 
 async function main(argv: string[]): Promise<number> {
   let parsed;

@@ -7,7 +7,7 @@
  */
 import type { Construct } from 'constructs';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
-import type { FleetSnapshot } from '../observe/snapshot.js';
+import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { compareBy, compareStrings, sortedRecord, sortedUnique } from '../util/order.js';
 import { CompileError, Diagnostics } from './diagnostics.js';
 import type { MirrorUnit } from './mirror-unit.js';

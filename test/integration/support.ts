@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSynth, type SynthOptions, type SynthResult } from '../../src/cli/synth.js';
+import { runSynth, type SynthOptions, type SynthResult } from '../../src/pipeline/run-synth.js';
 import type { FleetDefinition } from '../../src/cli/load-fleet.js';
 import { readTree } from '../../src/emit/write-output.js';
 import type { KubeFleet } from '../harness/kube-fleet.js';
