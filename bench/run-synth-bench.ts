@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readLockFile, renderLockFile } from '../src/observe/lock-file.js';
 import type { FleetSnapshot, ObservedService } from '../src/snapshot/snapshot.js';
-import { writeFileAtomically } from '../src/emit/write-file-atomically.js';
+import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
 import { REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
 import type { SynthChildRequest, SynthChildResult } from './synth-child.js';

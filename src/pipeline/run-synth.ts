@@ -4,13 +4,11 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
-import { App } from 'cdk8s';
-import { compileFleet } from '../compile/compile-fleet.js';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import { previousOwnerLookup } from '../emit/previous-owners.js';
 import { redact } from '../util/redact.js';
-import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
+import type { FileTree } from '../emit/render-files.js';
 import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
 import { WriteFailedError } from '../emit/write-failure.js';
 import { committedPath, readCommittedTree, recoverInterruptedWrite, writeLockOnly, writeOutput } from '../emit/write-output.js';
@@ -34,7 +32,8 @@ import { unexpectedFailure } from '../cli/unexpected-failure.js';
 import { stageTimer, type SynthStage } from '../cli/stage-timer.js';
 import { summaryLines } from '../cli/summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
-import { addReaderRbacCharts, chartsByCluster, deliveryTree, emitDelivery } from './synth-delivery.js';
+import { deliveryTree, emitDelivery } from './synth-delivery.js';
+import { compileFleetTree } from './synth-fleet.js';
 
 /** Options of {@link runSynth}. */
 export interface SynthOptions {
@@ -219,18 +218,12 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
   const before = readCommittedTree(outDir);
   try {
-    const app = new App({ outdir: outDir });
     const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before) };
-    const result = compileFleet(app, spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation);
+    const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'));
     warnings.push(...result.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
-    snapshot = withPinnedServiceIPs(snapshot, result.pinnedServiceIPs);
-    mark('compile');
-    compiled = new Map();
-    // Every observed cluster's folder also holds the reader identity that observation needs there.
-    for (const [cluster, charts] of chartsByCluster([...result.charts, ...addReaderRbacCharts(app, spec)])) {
-      for (const [rel, content] of renderClusterFiles(charts)) compiled.set(`${cluster}/${rel}`, content);
-    }
+    snapshot = result.snapshot;
+    compiled = result.tree;
   } catch (e) {
     if (e instanceof CompileError) return finish(ExitCode.COMPILE_ERROR, e.message);
     throw e;
@@ -291,12 +284,6 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
   }
   return finish(ExitCode.OK);
-}
-
-/** The lock to write: the snapshot plus compile's pinned IPs (left out entirely while there are none). */
-function withPinnedServiceIPs(snapshot: FleetSnapshot, pinned: FleetSnapshot['pinnedServiceIPs']): FleetSnapshot {
-  const { pinnedServiceIPs: _previous, ...rest } = snapshot;
-  return pinned && Object.keys(pinned).length > 0 ? { ...rest, pinnedServiceIPs: pinned } : rest;
 }
 
 /** Clusters that are no link's source. */
