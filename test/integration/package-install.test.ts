@@ -77,7 +77,7 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 test('the package holds compiled JavaScript, type declarations, the bundled assets and the LICENSE, and no TypeScript source', () => {
   // GIVEN the packed tarball
   // WHEN its file list is read
-  const files = ok(run('tar', ['tzf', tarball], scratch)).split('\n').filter((f) => f !== '');
+  const files = ok(run('tar', ['tzf', tarball], scratch), 'tar tzf').split('\n').filter((f) => f !== '');
   // THEN the entry points, their declarations, the stock argocd-cm and the workflow example are in it, and no .ts source
   for (const f of ['package/lib/index.js', 'package/lib/index.d.ts', 'package/lib/cli/main.js', 'package/lib/delivery/argocd-cm.stock.yaml', 'package/examples/github-actions/mirrorc.yml', 'package/LICENSE', 'package/package.json']) {
     assert.ok(files.includes(f), `${f} is not in the package`);
