@@ -55,7 +55,9 @@ export class Workspace {
       lockFile: this.lockFile,
       outDir: this.outDir,
       kubeconfig: this.kubeconfig,
-      requestTimeoutMs: 5000,
+      // Generous: a loaded machine must not turn a slow answer into a stale cluster. Stopped
+      // apiservers refuse connections at once, so no test waits for this timeout.
+      requestTimeoutMs: 30000,
       log: (line) => this.logs.push(line),
       ...extra,
     });

@@ -31,7 +31,7 @@ export interface FederatedPlan {
   readonly namespaces: string[];
   /**
    * Per link path: the federated Services (`namespace/name`) with a member of that link's target.
-   * The destination resolves those members with the target's credentials Secret (contract §7.1).
+   * The destination resolves those members with the target's credentials Secret (contract §4.1).
    */
   readonly credentialNeeds: ReadonlyMap<string, readonly string[]>;
 }

@@ -1,6 +1,6 @@
 /**
  * Gateway (hierarchical) mode: a selectorless Service `<svc>-<target>`, plus Endpoints and
- * EndpointSlices that send every port to the target's gateway (contract §2.2, §7.3).
+ * EndpointSlices that send every port to the target's gateway (contract §2.2, §4.3).
  */
 import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
