@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { FEDERATED_LABEL, FEDERATED_MEMBER_VALUE } from '../src/contract/linkerd.js';
 import { selectorToQuery } from '../src/model/label-selector.js';
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from '../src/model/link.js';
-import { SNAPSHOT_FORMAT, type SourceSnapshot, type TargetSnapshot } from '../src/observe/snapshot.js';
+import { SNAPSHOT_FORMAT, type SourceSnapshot, type TargetSnapshot } from '../src/snapshot/snapshot.js';
 import { canonicalJson } from '../src/util/canonical-json.js';
 import { sortedUnique } from '../src/util/order.js';
 import { APP_NAMESPACES, COST_CENTER_LABEL, SYSTEM_NAMESPACES } from './sample-metadata.js';

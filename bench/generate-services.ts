@@ -12,7 +12,7 @@ import {
   FEDERATED_LABEL,
   FEDERATED_MEMBER_VALUE,
 } from '../src/contract/linkerd.js';
-import type { ObservedPort, ObservedService } from '../src/observe/snapshot.js';
+import type { ObservedPort, ObservedService } from '../src/snapshot/snapshot.js';
 import { compareBy, sortedRecord } from '../src/util/order.js';
 import * as meta from './sample-metadata.js';
 import { itemSeed, pick, seededRandom } from './seeded-random.js';

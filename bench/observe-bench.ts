@@ -13,7 +13,7 @@ import { Cluster, Link } from '../src/index.js';
 import { observationRules } from '../src/observe/observation-rbac.js';
 import { observeFleet } from '../src/observe/observe-fleet.js';
 import type { ObservationProgress } from '../src/observe/observation-progress.js';
-import { emptySnapshot } from '../src/observe/snapshot.js';
+import { emptySnapshot } from '../src/snapshot/snapshot.js';
 import { startKubeFleet, type KubeFleet } from '../test/harness/kube-fleet.js';
 import { ensureNamespace, installGateway } from '../test/integration/support.js';
 import { count, formatTable, seconds } from './format-table.js';

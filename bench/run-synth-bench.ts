@@ -8,8 +8,8 @@ import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, rmSync } fr
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readLockFile, renderLockFile } from '../src/observe/lock-file.js';
-import type { FleetSnapshot, ObservedService } from '../src/observe/snapshot.js';
-import { writeFileAtomically } from '../src/emit/write-file-atomically.js';
+import type { FleetSnapshot, ObservedService } from '../src/snapshot/snapshot.js';
+import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
 import { REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
 import type { SynthChildRequest, SynthChildResult } from './synth-child.js';

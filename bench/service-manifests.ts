@@ -4,7 +4,7 @@
  * servers run no controller-manager).
  */
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from '../src/contract/kubernetes.js';
-import type { ObservedService } from '../src/observe/snapshot.js';
+import type { ObservedService } from '../src/snapshot/snapshot.js';
 import { APP_INSTANCE_LABEL, APP_NAME_LABEL } from './sample-metadata.js';
 
 /** The Service (and EndpointSlice for a headless one) of `svc`. */

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { runSynth } from '../src/cli/synth.js';
+import { runSynth } from '../src/pipeline/run-synth.js';
 
 /** What the parent asks for. */
 export interface SynthChildRequest {

@@ -1,5 +1,22 @@
-/** mirrorc as a library: the fleet model constructs, and the pipeline stages for custom jobs. */
+/**
+ * mirrorc as a library (`import ... from 'mirrorc'`): the fleet model constructs a `clusters/fleet.ts`
+ * uses, {@link synthFleet} (a fleet and its lock → the same files as `mirrorc synth --offline`), and
+ * the types of the lock. The command line (`mirrorc synth|plan|check|observe|init`) is a shell over
+ * these and is not exported. See README "Library API".
+ */
+// The fleet model: Fleet, Cluster, Link, ExplicitExport, GitOpsDelivery, their props and FleetSpec.
 export * from './model/index.js';
+// The entry: the files of one synth, byte for byte those the CLI writes.
+export { synthFleet, type SynthFleetProps, type FleetFiles } from './pipeline/synth-fleet.js';
+export type { FleetDefinition } from './cli/load-fleet.js';
+// The lock: read, render, and its types.
+export { readLockFile, renderLockFile, LockFileError } from './observe/lock-file.js';
+export { emptySnapshot, SNAPSHOT_FORMAT } from './snapshot/snapshot.js';
+export type * from './snapshot/snapshot.js';
+// Live observation (the step before synthFleet when not compiling from the lock), and the read access it needs.
+export { observeFleet, type FleetObservation, type ObserveOptions, type StaleCluster } from './observe/observe-fleet.js';
+export { TARGET_OBSERVATION_RULES, SOURCE_OBSERVATION_RULES, observationRules } from './observe/observation-rbac.js';
+// Lower level: the compiled charts only (no kustomization.yaml, no reader RBAC; synthFleet adds them).
 export { compileFleet, type CompileOptions, type CompileResult } from './compile/compile-fleet.js';
 export { CompileError } from './compile/diagnostics.js';
 export { SourceChart } from './compile/source-chart.js';
@@ -8,12 +25,5 @@ export { RemoteDiscoveryMirror, type RemoteDiscoveryMirrorProps } from './compil
 export { FederatedService, type FederatedServiceProps } from './compile/modes/federated/federated-service.js';
 export type { SecretRequirement } from './compile/modes/remote-discovery/credentials-requirement.js';
 export { mirrorServiceName } from './compile/names.js';
-export { observeFleet, type FleetObservation, type ObserveOptions, type StaleCluster } from './observe/observe-fleet.js';
-export { readLockFile, renderLockFile, LockFileError } from './observe/lock-file.js';
-export type * from './observe/snapshot.js';
-export { TARGET_OBSERVATION_RULES, SOURCE_OBSERVATION_RULES, observationRules } from './observe/observation-rbac.js';
-export { renderChartFiles } from './emit/render-files.js';
-export { runSynth, type SynthOptions, type SynthResult } from './cli/synth.js';
-export type { RunReport, TargetReport, SourceReport } from './cli/report.js';
-export type { FleetDefinition } from './cli/load-fleet.js';
+// GitOps delivery manifests (Flux Kustomizations, Argo CD ApplicationSet and argocd-cm change) and the reader RBAC chart.
 export * from './delivery/index.js';

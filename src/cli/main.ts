@@ -7,7 +7,8 @@ import { commandLineFailure } from './command-line-failure.js';
 import { compiledBuildProblem } from './compiled-build.js';
 import { ExitCode } from './exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
-import { runSynth } from './synth.js';
+import { runSynth } from '../pipeline/run-synth.js';
+import { runInit } from './init-command.js';
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -22,6 +23,7 @@ async function main(argv: string[]): Promise<number> {
     return ExitCode.OK;
   }
   const command = positionals[0] ?? 'synth';
+  if (command === 'init') return runInit(argv, positionals.slice(1));
   if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"`, USAGE);
   }

@@ -27,11 +27,14 @@ export const CLI_OPTIONS = {
 } as const satisfies ParseArgsConfig['options'];
 
 export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
+       mirrorc init [dir]
 
   synth    observe the fleet's clusters, update the lock, compile mirrors into <out>/<cluster>/
   plan     the same, but only print what would be added, changed (with the fields) and removed
   check    like plan, but exit 5 when <out>/ or the lock differs from what synth would write (for CI)
   observe  observe and compile like synth, but write only the lock (then shard: synth --offline --source X)
+  init     scaffold a fleet repository in [dir] (default: .): clusters/fleet.ts, an empty lock, cdk8s.yaml,
+           package.json scripts, a CI workflow and a README; existing files are kept
 
 options:
   --fleet <file>       fleet definition module (default: clusters/fleet.ts)

@@ -6,10 +6,10 @@
  */
 import type { ClusterChanges } from '../emit/diff-trees.js';
 import type { FileTree } from '../emit/render-files.js';
-import { writeFileAtomically } from '../emit/write-file-atomically.js';
+import { writeFileAtomically } from '../emit/durable-fs.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import type { StaleCluster } from '../observe/observe-fleet.js';
-import type { FleetSnapshot } from '../observe/snapshot.js';
+import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { sortedUnique } from '../util/order.js';
 import { redact } from '../util/redact.js';

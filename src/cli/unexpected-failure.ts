@@ -6,7 +6,7 @@
 import { ExitCode } from './exit-codes.js';
 import { buildRunReport, writeReportOrLog } from './report.js';
 import { runLog } from './run-log.js';
-import type { SynthOptions, SynthResult } from './synth.js';
+import type { SynthOptions, SynthResult } from '../pipeline/run-synth.js';
 
 /** What to say about `thrown` in one line. */
 export function describeThrown(thrown: unknown): string {

@@ -7,7 +7,7 @@
  */
 import type { Construct } from 'constructs';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
-import type { FleetSnapshot } from '../observe/snapshot.js';
+import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { compareBy, compareStrings, sortedRecord, sortedUnique } from '../util/order.js';
 import { CompileError, Diagnostics } from './diagnostics.js';
 import type { MirrorUnit } from './mirror-unit.js';
@@ -145,7 +145,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   // One service's bad name skips that service only (unless strict): see isolateNames.
   const units = isolateNames(isolation, planned, diagnostics);
   for (const link of fleet.links.filter((l) => l.source === source)) {
-    // One Secret per link serves its flat mirrors and its federated members alike (contract §7.1).
+    // One Secret per link serves its flat mirrors and its federated members alike (contract §4.1).
     const kept = new Set(units.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
     const neededBy = [...(flatNeeds.get(link.path) ?? []).filter((n) => kept.has(n)), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
     if (neededBy.length > 0) {

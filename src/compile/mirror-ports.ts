@@ -1,6 +1,6 @@
 /** The `spec.ports` of a mirror Service, the same in every mode (contract §2.2, §2.3). */
 import { k8s } from 'cdk8s-plus-28';
-import type { ObservedEndpointPort, ObservedPort } from '../observe/snapshot.js';
+import type { ObservedEndpointPort, ObservedPort } from '../snapshot/snapshot.js';
 
 /**
  * Only ports, as Linkerd writes them: name, protocol, port and targetPort are copied verbatim;

@@ -5,7 +5,7 @@
  */
 import type { Construct } from 'constructs';
 import type { ClusterSpec, LinkSpec } from '../model/fleet-spec.js';
-import type { ObservedService, TargetSnapshot } from '../observe/snapshot.js';
+import type { ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
 
 /** A target service that a link mirrors into its source. */
 export interface MirrorRequest {

@@ -1,7 +1,7 @@
 /** Which target services each link mirrors, and in which mode. */
 import type { ClusterSpec, FleetSpec, LinkSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
-import type { FleetSnapshot, ObservedService } from '../observe/snapshot.js';
+import type { FleetSnapshot, ObservedService } from '../snapshot/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { namespaceSelected } from './namespace-filter.js';

@@ -1,6 +1,6 @@
 /**
  * Label and annotation keys of Linkerd's multicluster service mirror, spelled exactly as
- * `pkg/k8s/labels.go` spells them (see shared/reference/linkerd-mirror-contract.md §1).
+ * `pkg/k8s/labels.go` spells them (see docs/linkerd-mirror-contract.md §1).
  * Every key the compiler reads or writes is defined here once.
  */
 
@@ -32,7 +32,7 @@ export const HEADLESS_MIRROR_SVC_NAME_LABEL = 'mirror.linkerd.io/headless-mirror
 export const REMOTE_SVC_FQ_NAME_ANNOTATION = 'mirror.linkerd.io/remote-svc-fq-name';
 /** The TLS identity the proxy requires of the target's gateway. */
 export const REMOTE_GATEWAY_IDENTITY_ANNOTATION = 'mirror.linkerd.io/remote-gateway-identity';
-/** Remote resourceVersion; volatile, so the compiler never writes it (contract §11.5). */
+/** Remote resourceVersion; volatile, so the compiler never writes it (contract §5). */
 export const REMOTE_RESOURCE_VERSION_ANNOTATION = 'mirror.linkerd.io/remote-resource-version';
 
 /** On the target's gateway Service: the identity its proxies present. */
@@ -56,7 +56,7 @@ export const REMOTE_DISCOVERY_ANNOTATION = 'multicluster.linkerd.io/remote-disco
 /** Federated: annotation naming the source cluster's own member service. */
 export const LOCAL_DISCOVERY_ANNOTATION = 'multicluster.linkerd.io/local-discovery';
 
-// The destination controller's ClusterStore Secret (contract §7.1): flat mode needs one per target in each source.
+// The destination controller's ClusterStore Secret (contract §4.1): flat mode needs one per target in each source.
 
 /** `type:` the destination requires exactly of credentials Secrets (`MirrorSecretType`). */
 export const REMOTE_KUBECONFIG_SECRET_TYPE = 'mirror.linkerd.io/remote-kubeconfig';

@@ -1,6 +1,6 @@
 /**
  * The `argocd-cm` change Argo CD ≥ 3.0 needs before it syncs our Endpoints and EndpointSlices:
- * its stock `resource.exclusions` hides both kinds (ecosystem-notes §6.1). The value is one YAML
+ * its stock `resource.exclusions` hides both kinds (docs/linkerd-mirror-contract.md §6). The value is one YAML
  * string with no merging, so the change is a new value for the whole key: the same text with
  * exactly that rule (and its comment) cut out, every other rule and comment kept byte for byte.
  */

@@ -3,7 +3,7 @@
  * and is durable (files and the folders whose entries change are fsynced).
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { faultPoint, type WriteStep } from './fault-injection.js';
 
@@ -140,4 +140,22 @@ export function fsyncDirectory(dir: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Replaces the single file `path` atomically and durably, outside the write transaction (run report,
+ * run-lock holder info): `<path>.<pid>.tmp` is written and flushed, renamed over `path`, and the
+ * folder fsynced. Readers see the old or the new file, never a part; on failure the old file stays
+ * and the temp file is removed. The pid keeps two processes writing one file from sharing a temp file.
+ */
+export function writeFileAtomically(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, text, { flush: true });
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  fsyncDirectory(dirname(resolve(path)));
 }

@@ -7,10 +7,11 @@
  * the message of a run that finds the lock taken.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { writeFileAtomically } from './durable-fs.js';
 import { faultPoint } from './fault-injection.js';
 import { shownPath } from './write-failure.js';
 
@@ -198,20 +199,11 @@ function isAlive(pid: number): boolean {
 /** Best effort: a lock without holder information still excludes other runs. */
 function writeHolderInfo(dir: string, me: RunLockHolder): void {
   const path = holderInfoPath(dir);
-  const tmp = `${path}.${process.pid}.tmp`;
   try {
     faultPoint('holder-info', path);
-    const fd = openSync(tmp, 'w');
-    writeSync(fd, `${JSON.stringify(me)}\n`);
-    closeSync(fd);
-    renameSync(tmp, path);
+    writeFileAtomically(path, `${JSON.stringify(me)}\n`);
   } catch (e) {
     if (!(e as NodeJS.ErrnoException).code) throw e;
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // not there
-    }
   }
 }
 

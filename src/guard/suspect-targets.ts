@@ -4,7 +4,7 @@
  * look like that, and each would otherwise remove every mirror of the target fleet-wide. Such a
  * target keeps its last known services (stale-but-safe) until the user confirms.
  */
-import type { FleetSnapshot, TargetSnapshot } from '../observe/snapshot.js';
+import type { FleetSnapshot, TargetSnapshot } from '../snapshot/snapshot.js';
 import { SUSPECT_EMPTY_MINIMUM } from './removal-policy.js';
 
 /** A target whose empty observation was set aside. */

@@ -57,7 +57,7 @@ export interface NamespaceFilterSpec {
   readonly exclude: readonly string[];
 }
 
-/** Declared provenance of the flat-mode credentials Secret (contract §7.1); mirrorc never writes it. */
+/** Declared provenance of the flat-mode credentials Secret (contract §4.1); mirrorc never writes it. */
 export interface RemoteDiscoveryCredentialsSpec {
   /** Who puts the Secret into the source cluster: always something outside mirrorc. */
   readonly provided: 'external';

@@ -24,7 +24,7 @@ export const DEFAULT_FEDERATED_SERVICE_SELECTOR: LabelSelector = { matchLabels: 
 
 /**
  * How the source cluster gets the credentials Secret that flat (remote-discovery) mode needs:
- * Linkerd's destination controller in the source reads the target's API with it (contract §7.1).
+ * Linkerd's destination controller in the source reads the target's API with it (contract §4.1).
  * mirrorc never writes that Secret (it would put credentials in git); declaring it here states that
  * something else (External Secrets, Sealed Secrets, SOPS, `linkerd mc link-gen`, a person) provides it,
  * and silences the compile warning that describes it.

@@ -9,7 +9,7 @@ import { isIPv6 } from 'node:net';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import { dns1123SubdomainProblem, ipLiteralProblem, portNumberProblem, quote } from '../util/k8s-names.js';
 import { canonicalIp, ipRangeProblem, parseIpRange, rangeContains, type IpRange } from '../util/ip-range.js';
-import type { FleetSnapshot, ObservedGateway, TargetSnapshot } from './snapshot.js';
+import type { FleetSnapshot, ObservedGateway, TargetSnapshot } from '../snapshot/snapshot.js';
 
 /** A declared address range of a source cluster, named for messages. */
 export interface DeclaredRange {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../util/canonical-json.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
-import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from './snapshot.js';
+import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
 export class LockFileError extends Error {

@@ -26,7 +26,6 @@ import {
   serviceNameProblem,
   targetPortProblem,
 } from '../util/k8s-names.js';
-import type { StaleSince } from './stale-since.js';
 import {
   SNAPSHOT_FORMAT,
   type FleetSnapshot,
@@ -37,8 +36,9 @@ import {
   type ObservedService,
   type PinnedRangeService,
   type SourceSnapshot,
+  type StaleSince,
   type TargetSnapshot,
-} from './snapshot.js';
+} from '../snapshot/snapshot.js';
 
 /** A value checked by one of the name predicates (which returns the problem, or undefined). */
 function checked<T>(problem: (value: unknown) => string | undefined): z.ZodType<T> {

@@ -14,7 +14,7 @@ import type { ObservationProgress } from './observation-progress.js';
 import { checkedGateway, linkingSourceRanges } from './gateway-checks.js';
 import { observeSource } from './observe-source.js';
 import { observeTarget } from './observe-target.js';
-import { SNAPSHOT_FORMAT, type FleetSnapshot, type SourceSnapshot, type TargetSnapshot } from './snapshot.js';
+import { SNAPSHOT_FORMAT, type FleetSnapshot, type SourceSnapshot, type TargetSnapshot } from '../snapshot/snapshot.js';
 
 /** Tuning of {@link observeFleet}. */
 export interface ObserveOptions extends ClusterClientOptions {

@@ -7,7 +7,7 @@ import { selectorMatches, selectorToQuery, type LabelSelector } from '../model/l
 import { canonicalIp, parseIpRange, rangeContains } from '../util/ip-range.js';
 import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
-import type { ForeignService, ObservedService, PinnedRangeService, SourceSnapshot } from './snapshot.js';
+import type { ForeignService, ObservedService, PinnedRangeService, SourceSnapshot } from '../snapshot/snapshot.js';
 import { validForeignServices, validNamespaces, validPinnedRangeServices, validServices } from './observed-checks.js';
 import { observePodEndpoints, serviceClusterIPs, serviceSelector, toObservedService } from './to-plain.js';
 

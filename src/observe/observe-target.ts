@@ -6,7 +6,7 @@ import { linkSelectorQueries } from '../model/label-selector.js';
 import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
 import { resolveAddresses } from './resolve-addresses.js';
-import type { ObservedGateway, ObservedService, TargetSnapshot } from './snapshot.js';
+import type { ObservedGateway, ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
 import { validServices } from './observed-checks.js';
 import { observePodEndpoints, toObservedService } from './to-plain.js';
 

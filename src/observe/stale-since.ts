@@ -6,14 +6,10 @@
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { sortedRecord } from '../util/order.js';
 import type { StaleCluster } from './observe-fleet.js';
+import type { StaleSince } from '../snapshot/snapshot.js';
 
-/** First failed observation per cluster and role, as UTC timestamps (`2025-01-31T12:00:00Z`). */
-export interface StaleSince {
-  /** Target clusters whose exported services come from an older observation. */
-  readonly targets?: Readonly<Record<string, string>>;
-  /** Source clusters whose namespaces and Services come from an older observation. */
-  readonly sources?: Readonly<Record<string, string>>;
-}
+export type { StaleSince };
+
 
 /** The outcome of observing one cluster in one role this run. */
 export interface ObservationOutcome {

@@ -3,7 +3,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { isTrackingAnnotation, isTrackingLabel } from '../contract/gitops.js';
 import { compareStrings, sortedRecord, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
-import type { ObservedEndpointPort, ObservedPort, ObservedService } from './snapshot.js';
+import type { ObservedEndpointPort, ObservedPort, ObservedService } from '../snapshot/snapshot.js';
 
 function filtered(record: Record<string, string> | undefined, drop: (key: string) => boolean): Record<string, string> {
   const out: Record<string, string> = {};

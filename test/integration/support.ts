@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSynth, type SynthOptions, type SynthResult } from '../../src/cli/synth.js';
+import { runSynth, type SynthOptions, type SynthResult } from '../../src/pipeline/run-synth.js';
 import type { FleetDefinition } from '../../src/cli/load-fleet.js';
 import { readTree } from '../../src/emit/write-output.js';
 import type { KubeFleet } from '../harness/kube-fleet.js';
@@ -55,7 +55,9 @@ export class Workspace {
       lockFile: this.lockFile,
       outDir: this.outDir,
       kubeconfig: this.kubeconfig,
-      requestTimeoutMs: 5000,
+      // Generous: a loaded machine must not turn a slow answer into a stale cluster. Stopped
+      // apiservers refuse connections at once, so no test waits for this timeout.
+      requestTimeoutMs: 30000,
       log: (line) => this.logs.push(line),
       ...extra,
     });

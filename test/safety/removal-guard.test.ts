@@ -221,7 +221,7 @@ describe('safety: removals', () => {
     const before = dist();
     try {
       await fleet.clusters.rome!.stop();
-      const run = await repo.run(['synth', '--kubeconfig', kubeconfig, '--timeout', '2000']);
+      const run = await repo.run(['synth', '--kubeconfig', kubeconfig, '--timeout', '30000']);
       assert.equal(run.code, ExitCode.OK, run.stderr);
       assert.match(run.stderr, /WARNING: 1 cluster observation failed[\s\S]*rome/);
       assert.deepEqual(dist(), before, 'dist/ unchanged');
@@ -229,7 +229,7 @@ describe('safety: removals', () => {
       const rome = run.report.targets.find((x: any) => x.cluster === 'rome');
       assert.equal(rome.stale, true);
       assert.equal(rome.reachable, false);
-      const strict = await repo.run(['synth', '--kubeconfig', kubeconfig, '--timeout', '2000', '--strict']);
+      const strict = await repo.run(['synth', '--kubeconfig', kubeconfig, '--timeout', '30000', '--strict']);
       assert.equal(strict.code, ExitCode.STALE);
       assert.equal(strict.report.exitCode, ExitCode.STALE);
     } finally {

@@ -363,7 +363,7 @@ describe('credentials in a kubeconfig are printed nowhere', () => {
       repo.writeLock({ format: 1, targets: {}, sources: {} });
       const before = repo.hash();
       const kubeconfig = writeKubeconfig(repo, rewrite);
-      const run = await repo.run(['synth', '--kubeconfig', kubeconfig, '--timeout', '5000']);
+      const run = await repo.run(['synth', '--kubeconfig', kubeconfig, '--timeout', '30000']);
       assert.equal(run.code, ExitCode.OK, run.stderr);
       assertNoStackTrace(run.stderr);
       assert.ok(run.report, 'report written');

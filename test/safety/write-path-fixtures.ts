@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { runSynth, type SynthOptions, type SynthResult } from '../../src/cli/synth.js';
+import { runSynth, type SynthOptions, type SynthResult } from '../../src/pipeline/run-synth.js';
 import type { SafetyRepo } from './support.js';
 
 /** Source `a` mirrors target `b` through its gateway. */

@@ -8,7 +8,7 @@ import { CompileError } from '../../src/compile/diagnostics.js';
 import { buildFleet, type FleetDefinition } from '../../src/cli/load-fleet.js';
 import { FleetDefinitionError } from '../../src/model/fleet.js';
 import { Cluster, Link } from '../../src/model/index.js';
-import type { ObservedService, SourceSnapshot } from '../../src/observe/snapshot.js';
+import type { ObservedService, SourceSnapshot } from '../../src/snapshot/snapshot.js';
 import {
   compileObjects,
   DEFAULT_SELECTOR_QUERIES,

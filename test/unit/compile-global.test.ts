@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Cluster, Link } from '../../src/model/index.js';
-import type { FleetSnapshot, SourceSnapshot } from '../../src/observe/snapshot.js';
+import type { FleetSnapshot, SourceSnapshot } from '../../src/snapshot/snapshot.js';
 import { compileObjects, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
 
 /** london mirrors kafka from each of `targets`, with `-global` on every link. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CompileError } from '../../src/compile/diagnostics.js';
 import { Cluster, Link } from '../../src/model/index.js';
-import type { FleetSnapshot, PinnedRangeService } from '../../src/observe/snapshot.js';
+import type { FleetSnapshot, PinnedRangeService } from '../../src/snapshot/snapshot.js';
 import { compileObjects, IDENTITY, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
 
 const RANGE = '10.96.0.0/28';

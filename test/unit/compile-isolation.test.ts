@@ -14,7 +14,7 @@ import { mirrorOrigin, previousOwnerLookup } from '../../src/emit/previous-owner
 import { objectPath } from '../../src/emit/render-files.js';
 import { readTree } from '../../src/emit/write-output.js';
 import { Cluster, Link } from '../../src/model/index.js';
-import type { FleetSnapshot, PinnedRangeService } from '../../src/observe/snapshot.js';
+import type { FleetSnapshot, PinnedRangeService } from '../../src/snapshot/snapshot.js';
 import { compileObjects, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
 
 // s mirrors x-y and y: foo of "x-y" and foo-x of "y" are both mirrored as foo-x-y.

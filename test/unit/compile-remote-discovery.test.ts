@@ -1,6 +1,6 @@
 /**
  * Flat (remote-discovery) mode: selection, the mirror's shape (contract §2.3) and the credentials
- * Secret requirement (contract §7.1), which compile describes but never writes.
+ * Secret requirement (contract §4.1), which compile describes but never writes.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -133,7 +133,7 @@ describe('flat-mode mirror (contract §2.3)', () => {
   });
 });
 
-describe('flat-mode credentials Secret (contract §7.1): described, never written', () => {
+describe('flat-mode credentials Secret (contract §4.1): described, never written', () => {
   test('is required once per source and target, with the exact type, label, annotations and data key', () => {
     // GIVEN two flat services and one gateway service
     const { objects, result } = compileObjects(londonParis, paris([flatService('web', 'b'), flatService('default', 'a'), service('default', 'bar')]));

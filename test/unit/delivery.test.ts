@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import YAML from 'yaml';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { buildFleet } from '../../src/cli/load-fleet.js';
-import { runSynth } from '../../src/cli/synth.js';
+import { runSynth } from '../../src/pipeline/run-synth.js';
 import { CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS } from '../../src/delivery/argocd-app-project.js';
 import { argoCdConfigMapChange, argoCdConfigMapData, ArgoCdConfigMapError, withoutEndpointExclusion } from '../../src/delivery/argocd-cm-change.js';
 import { STOCK_ARGOCD_CM_FILE } from '../../src/delivery/stock-argocd-cm.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runSynth } from '../../src/cli/synth.js';
+import { runSynth } from '../../src/pipeline/run-synth.js';
 import { readTree } from '../../src/emit/write-output.js';
 
 test('the committed dist/ is exactly what the example fleet and its lock compile to', async () => {

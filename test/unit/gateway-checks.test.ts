@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Cluster, Link } from '../../src/index.js';
 import { checkedGateway, gatewayAddressProblem, gatewayProblems, linkingSourceRanges, lockGatewayProblems } from '../../src/observe/gateway-checks.js';
-import type { ObservedGateway, TargetSnapshot } from '../../src/observe/snapshot.js';
+import type { ObservedGateway, TargetSnapshot } from '../../src/snapshot/snapshot.js';
 import { spec } from '../fixtures/snapshots.js';
 
 const fleet = spec((f) => {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LockFileError, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
-import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../../src/observe/snapshot.js';
+import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../../src/snapshot/snapshot.js';
 
 let dir: string;
 before(() => {

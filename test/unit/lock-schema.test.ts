@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { LockFileError, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
 import { MAX_LISTED_PROBLEMS, jsonPath } from '../../src/observe/lock-schema.js';
-import type { FleetSnapshot } from '../../src/observe/snapshot.js';
+import type { FleetSnapshot } from '../../src/snapshot/snapshot.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mirrorc-lock-schema-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import type { ClusterClient } from '../../src/observe/cluster-client.js';
 import { fleetSnapshotSchema, schemaProblems } from '../../src/observe/lock-schema.js';
 import { observeSource } from '../../src/observe/observe-source.js';
 import { observeTarget } from '../../src/observe/observe-target.js';
-import { SNAPSHOT_FORMAT } from '../../src/observe/snapshot.js';
+import { SNAPSHOT_FORMAT } from '../../src/snapshot/snapshot.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 

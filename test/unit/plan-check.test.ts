@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { runSynth, type SynthOptions } from '../../src/cli/synth.js';
+import { runSynth, type SynthOptions } from '../../src/pipeline/run-synth.js';
 import { readTree } from '../../src/emit/write-output.js';
 
 /** A scratch copy of the example fleet's lock and dist/. */

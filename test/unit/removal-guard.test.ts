@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import type { FileTree } from '../../src/emit/render-files.js';
 import { largeRemovalMessage, largeRemovals, mirrorTargetOf } from '../../src/guard/removal-guard.js';
 import { holdBackSuspectTargets } from '../../src/guard/suspect-targets.js';
-import type { FleetSnapshot, ObservedService, TargetSnapshot } from '../../src/observe/snapshot.js';
+import type { FleetSnapshot, ObservedService, TargetSnapshot } from '../../src/snapshot/snapshot.js';
 
 const mirror = (target: string, extraAnnotation = ''): string =>
   `# header\napiVersion: v1\nkind: Service\nmetadata:\n  annotations:\n${extraAnnotation}    mirror.linkerd.io/remote-svc-fq-name: x.default.svc.cluster.local\n` +

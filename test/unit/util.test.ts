@@ -134,11 +134,13 @@ describe('canonicalJson', () => {
 });
 
 describe('mapLimit', () => {
-  /** Resolves after `ms` milliseconds. */
-  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  /** Gives way `turns` times (microtasks only: no timer, so nothing depends on the machine's speed or load). */
+  const yieldTurns = async (turns: number): Promise<void> => {
+    for (let i = 0; i < turns; i++) await Promise.resolve();
+  };
 
   test('never runs more than `limit` calls at once, and reaches the limit', async () => {
-    // GIVEN 12 tasks with varied durations and a limit of 3
+    // GIVEN 12 tasks of varied lengths (in turns) and a limit of 3
     let inFlight = 0;
     let peak = 0;
     const durations = [8, 1, 5, 2, 9, 1, 3, 7, 1, 4, 6, 2];
@@ -146,7 +148,7 @@ describe('mapLimit', () => {
     await mapLimit(durations, 3, async (ms) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
-      await sleep(ms);
+      await yieldTurns(ms);
       inFlight--;
       return ms;
     });
@@ -162,7 +164,7 @@ describe('mapLimit', () => {
       assert.equal(inFlight, 0, 'a second call started while one was running');
       inFlight++;
       started.push(x);
-      await sleep(x);
+      await yieldTurns(x);
       inFlight--;
     });
     assert.deepEqual(started, [3, 1, 2]);
@@ -216,7 +218,7 @@ describe('mapLimit', () => {
     const results = await mapLimit([1, 2, 3], 0, async (x) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
-      await sleep(1);
+      await yieldTurns(1);
       inFlight--;
       return x * 2;
     });

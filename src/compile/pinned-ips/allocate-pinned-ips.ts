@@ -12,7 +12,7 @@
  *    every IP the previous run held (an IP released now is not reused in the same run, because
  *    GitOps tools create new objects before they prune old ones).
  */
-import type { PinnedRangeService } from '../../observe/snapshot.js';
+import type { PinnedRangeService } from '../../snapshot/snapshot.js';
 import { addressAt, canonicalIp, parseIpRange, rangeContains } from '../../util/ip-range.js';
 import { compareStrings } from '../../util/order.js';
 import type { Diagnostics } from '../diagnostics.js';

@@ -2,7 +2,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSynth, type SynthOptions, type SynthResult } from '../../../src/cli/synth.js';
+import { runSynth, type SynthOptions, type SynthResult } from '../../../src/pipeline/run-synth.js';
 
 /** The copy, a way to run the CLI job on it, and what it logged and printed. */
 export interface ExampleCopy {

@@ -4,7 +4,7 @@
  * members have, a different Service type). The federated Service still uses the first member's
  * ports, as Linkerd does; these findings only say where the other members disagree.
  */
-import type { ObservedPort } from '../../../observe/snapshot.js';
+import type { ObservedPort } from '../../../snapshot/snapshot.js';
 import { memberId, type FederatedMember } from './federated-member.js';
 
 function describePort(port: ObservedPort): string {

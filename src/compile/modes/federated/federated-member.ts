@@ -1,6 +1,6 @@
 /** A member of a federated Service, and the precedence that orders the members. */
 import type { LinkSpec } from '../../../model/fleet-spec.js';
-import type { ObservedService } from '../../../observe/snapshot.js';
+import type { ObservedService } from '../../../snapshot/snapshot.js';
 
 /** One Service that joins a federated Service of a source cluster. */
 export interface FederatedMember {

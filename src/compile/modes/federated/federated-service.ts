@@ -6,7 +6,7 @@
  */
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-28';
-import type { ObservedPort } from '../../../observe/snapshot.js';
+import type { ObservedPort } from '../../../snapshot/snapshot.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
 
 /** Properties of a {@link FederatedService}. */

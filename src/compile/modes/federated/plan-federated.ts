@@ -9,7 +9,7 @@ import { LOCAL_DISCOVERY_ANNOTATION, MIRRORED_RESOURCE_LABEL, REMOTE_DISCOVERY_A
 import { MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
 import type { FleetSpec } from '../../../model/fleet-spec.js';
 import { selectorMatches, selectorToQuery } from '../../../model/label-selector.js';
-import type { FleetSnapshot } from '../../../observe/snapshot.js';
+import type { FleetSnapshot } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { copiedAnnotations, copiedLabels, undeliverableMetadata } from '../../copy-metadata.js';
 import type { Diagnostics } from '../../diagnostics.js';
@@ -31,7 +31,7 @@ export interface FederatedPlan {
   readonly namespaces: string[];
   /**
    * Per link path: the federated Services (`namespace/name`) with a member of that link's target.
-   * The destination resolves those members with the target's credentials Secret (contract §7.1).
+   * The destination resolves those members with the target's credentials Secret (contract §4.1).
    */
   readonly credentialNeeds: ReadonlyMap<string, readonly string[]>;
 }

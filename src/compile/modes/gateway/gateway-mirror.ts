@@ -1,6 +1,6 @@
 /**
  * Gateway (hierarchical) mode: a selectorless Service `<svc>-<target>`, plus Endpoints and
- * EndpointSlices that send every port to the target's gateway (contract §2.2, §7.3).
+ * EndpointSlices that send every port to the target's gateway (contract §2.2, §4.3).
  */
 import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
@@ -8,7 +8,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME } from '../../../contract/mirrorc.js';
-import type { ObservedGateway, ObservedPort } from '../../../observe/snapshot.js';
+import type { ObservedGateway, ObservedPort } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
 import { endpointSliceName } from '../../names.js';

@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-28';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME, GLOBAL_CLUSTER_LABEL, GLOBAL_SERVICE_LABEL, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
-import type { ObservedEndpointPort, ObservedPort } from '../../../observe/snapshot.js';
+import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
 

@@ -7,7 +7,7 @@
  * then targets in the order of the source's links (sorted by target name).
  */
 import type { ClusterSpec } from '../../../model/fleet-spec.js';
-import type { ObservedService } from '../../../observe/snapshot.js';
+import type { ObservedService } from '../../../snapshot/snapshot.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import type { MirrorUnit } from '../../mirror-unit.js';
 import { globalServiceName, perPodServiceName } from '../../names.js';

@@ -9,7 +9,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME } from '../../../contract/mirrorc.js';
-import type { ObservedEndpointPort, ObservedPort } from '../../../observe/snapshot.js';
+import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
 import { endpointSliceName } from '../../names.js';

@@ -5,7 +5,7 @@
  */
 import { HEADLESS_MIRROR_SVC_NAME_LABEL, MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { GLOBAL_LABEL, GLOBAL_VALUE, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
-import type { ObservedEndpointPort, ObservedPort } from '../../../observe/snapshot.js';
+import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snapshot.js';
 import { copiedLabels } from '../../copy-metadata.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';

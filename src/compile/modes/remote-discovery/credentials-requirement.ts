@@ -1,5 +1,5 @@
 /**
- * The credentials Secret that flat mode and federated members need in each source, per target (contract §7.1).
+ * The credentials Secret that flat mode and federated members need in each source, per target (contract §4.1).
  * mirrorc never writes it (its data is a kubeconfig with a token of the target); compile only
  * describes it, so that the user can provide it by other means, and warns when the link does not
  * declare how it is provided.
@@ -37,7 +37,7 @@ export interface SecretRequirement {
   readonly dataKeys: readonly string[];
 }
 
-/** The Secret `link.source` needs so that its destination controller can read `target` (contract §7.1). */
+/** The Secret `link.source` needs so that its destination controller can read `target` (contract §4.1). */
 export function credentialsRequirement(link: LinkSpec, target: ClusterSpec, neededBy: readonly string[]): SecretRequirement {
   return {
     cluster: link.source,

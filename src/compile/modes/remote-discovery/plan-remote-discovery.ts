@@ -11,7 +11,7 @@ export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: D
   const meta = mirrorMetadata(request, diagnostics);
   if (!meta) return undefined;
   const { origin, name, annotations } = meta;
-  // The destination's ClusterStore key and the remote service it subscribes to (contract §7.2).
+  // The destination's ClusterStore key and the remote service it subscribes to (contract §4.2).
   const labels = { ...meta.labels, [REMOTE_DISCOVERY_LABEL]: target.name, [REMOTE_SERVICE_LABEL]: service.name };
   return {
     source: link.source,

@@ -2,11 +2,11 @@
  * Flat (remote-discovery, pod-to-pod) mode: a selectorless Service `<svc>-<target>` and nothing
  * else (contract §2.3). Linkerd's destination controller in the source sees the
  * `multicluster.linkerd.io/remote-discovery` label and resolves the target's pods through the
- * target's API, with the credentials Secret of contract §7.1 (which mirrorc never writes).
+ * target's API, with the credentials Secret of contract §4.1 (which mirrorc never writes).
  */
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-28';
-import type { ObservedPort } from '../../../observe/snapshot.js';
+import type { ObservedPort } from '../../../snapshot/snapshot.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
 
 /** Properties of a {@link RemoteDiscoveryMirror}. */

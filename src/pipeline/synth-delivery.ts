@@ -1,5 +1,5 @@
 /**
- * Synth's part for `delivery/` and the reader identity: kept apart from synth.ts so that the run
+ * Synth's part for `delivery/` and the reader identity: kept apart from run-synth.ts so that the run
  * itself only calls these few functions.
  */
 import { compareStrings } from '../util/order.js';

@@ -4,14 +4,11 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
-import { App } from 'cdk8s';
-import { planFleet, sourceChart } from '../compile/compile-fleet.js';
-import { compareStrings } from '../util/order.js';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import { previousOwnerLookup } from '../emit/previous-owners.js';
 import { redact } from '../util/redact.js';
-import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
+import type { FileTree } from '../emit/render-files.js';
 import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
 import { WriteFailedError } from '../emit/write-failure.js';
 import { committedPath, readCommittedTree, recoverInterruptedWrite, writeLockOnly, writeOutput } from '../emit/write-output.js';
@@ -21,21 +18,22 @@ import { lockGatewayProblems } from '../observe/gateway-checks.js';
 import { LockFileError, readLockFile, renderLockFile } from '../observe/lock-file.js';
 import { kubeconfigFileProblem } from '../observe/kubeconfig-file-problem.js';
 import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
-import type { FleetSnapshot } from '../observe/snapshot.js';
+import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
 import { largeRemovalMessage, largeRemovals } from '../guard/removal-guard.js';
 import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
-import { ExitCode } from './exit-codes.js';
-import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from './load-fleet.js';
-import { observationProgressPrinter } from './progress.js';
-import { buildRunReport, writeReportOrLog, type RunFacts, type RunReport } from './report.js';
-import { runLog, type Verbosity } from './run-log.js';
-import { mergeShardTree, shardProblem } from './shard.js';
-import { unexpectedFailure } from './unexpected-failure.js';
-import { stageTimer, type SynthStage } from './stage-timer.js';
-import { summaryLines } from './summary.js';
+import { ExitCode } from '../cli/exit-codes.js';
+import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from '../cli/load-fleet.js';
+import { observationProgressPrinter } from '../cli/progress.js';
+import { buildRunReport, writeReportOrLog, type RunFacts, type RunReport } from '../cli/report.js';
+import { runLog, type Verbosity } from '../cli/run-log.js';
+import { mergeShardTree, shardProblem } from '../cli/shard.js';
+import { unexpectedFailure } from '../cli/unexpected-failure.js';
+import { stageTimer, type SynthStage } from '../cli/stage-timer.js';
+import { summaryLines } from '../cli/summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
-import { addReaderRbacCharts, chartsByCluster, deliveryTree, emitDelivery } from './synth-delivery.js';
+import { deliveryTree, emitDelivery } from './synth-delivery.js';
+import { compileFleetTree } from './synth-fleet.js';
 
 /** Options of {@link runSynth}. */
 export interface SynthOptions {
@@ -221,21 +219,11 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const before = readCommittedTree(outDir);
   try {
     const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before) };
-    const planned = planFleet(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation);
-    warnings.push(...planned.warnings);
+    const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'));
+    warnings.push(...result.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
-    snapshot = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
-    mark('compile');
-    compiled = new Map();
-    // Every observed cluster's folder also holds the reader identity that observation needs there.
-    const readerRbac = chartsByCluster(addReaderRbacCharts(new App({ outdir: outDir }), spec));
-    const plans = new Map(planned.plans.map((plan) => [plan.source, plan]));
-    for (const cluster of [...new Set([...plans.keys(), ...readerRbac.keys()])].sort(compareStrings)) {
-      const plan = plans.get(cluster);
-      // One source's constructs at a time, in an app of its own: they are garbage once its files are rendered.
-      const charts = [...(plan ? [sourceChart(new App({ outdir: outDir }), plan)] : []), ...(readerRbac.get(cluster) ?? [])];
-      for (const [rel, content] of renderClusterFiles(charts)) compiled.set(`${cluster}/${rel}`, content);
-    }
+    snapshot = result.snapshot;
+    compiled = result.tree;
   } catch (e) {
     if (e instanceof CompileError) return finish(ExitCode.COMPILE_ERROR, e.message);
     throw e;
@@ -296,12 +284,6 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
   }
   return finish(ExitCode.OK);
-}
-
-/** The lock to write: the snapshot plus compile's pinned IPs (left out entirely while there are none). */
-function withPinnedServiceIPs(snapshot: FleetSnapshot, pinned: FleetSnapshot['pinnedServiceIPs']): FleetSnapshot {
-  const { pinnedServiceIPs: _previous, ...rest } = snapshot;
-  return pinned && Object.keys(pinned).length > 0 ? { ...rest, pinnedServiceIPs: pinned } : rest;
 }
 
 /** Clusters that are no link's source. */

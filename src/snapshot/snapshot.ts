@@ -2,8 +2,16 @@
  * The observation snapshot: everything compile needs to know about the clusters, as plain,
  * sorted, JSON-serialisable data with no volatile field (no resourceVersion, uid or timestamp).
  * It is persisted as the lock file, so offline compiles reproduce a live run byte for byte.
+ * Observe produces it, compile reads it: it lives here so that neither imports the other.
  */
-import type { StaleSince } from './stale-since.js';
+
+/** First failed observation per cluster and role, as UTC timestamps (`2025-01-31T12:00:00Z`). */
+export interface StaleSince {
+  /** Target clusters whose exported services come from an older observation. */
+  readonly targets?: Readonly<Record<string, string>>;
+  /** Source clusters whose namespaces and Services come from an older observation. */
+  readonly sources?: Readonly<Record<string, string>>;
+}
 
 /** Version of the snapshot format; bumped on incompatible changes. */
 export const SNAPSHOT_FORMAT = 1;

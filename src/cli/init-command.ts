@@ -1,0 +1,31 @@
+/** `mirrorc init [dir]`: the command-line shell of {@link initFleetRepo}. */
+import { commandLineFailure } from './command-line-failure.js';
+import { ExitCode } from './exit-codes.js';
+import { InitError, initFleetRepo } from '../init/init-fleet-repo.js';
+import { FLEET_FILE } from '../init/scaffold-files.js';
+import { USAGE } from './options.js';
+
+/** Scaffolds the folder `args[0]` (default `.`), printing what was created and kept and what to do next. */
+export function runInit(argv: readonly string[], args: readonly string[]): number {
+  if (args.length > 1) return commandLineFailure(argv, ExitCode.INVALID_INPUT, `init takes one folder, not "${args.join(' ')}"`, USAGE);
+  const dir = args[0] ?? '.';
+  let result;
+  try {
+    result = initFleetRepo(dir);
+  } catch (e) {
+    if (e instanceof InitError) return commandLineFailure(argv, ExitCode.INVALID_INPUT, e.message);
+    throw e;
+  }
+  const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+  for (const f of result.created) out(`created ${f}`);
+  for (const f of result.kept) out(`kept    ${f} (exists)`);
+  if (result.scriptsAdded.length > 0) out(`added npm scripts to package.json: ${result.scriptsAdded.join(', ')}`);
+  out('');
+  out('next:');
+  if (dir !== '.') out(`  cd ${dir}`);
+  out('  npm install mirrorc cdk8s constructs   (unless installed already)');
+  out(`  edit ${FLEET_FILE}: your clusters (kubeconfig contexts) and links`);
+  out('  npx mirrorc synth --offline            compiles from the empty lock (each cluster\'s reader RBAC)');
+  out('  npm run synth                          observes the clusters, then commit dist/ and the lock');
+  return ExitCode.OK;
+}

@@ -1,0 +1,90 @@
+/**
+ * The files `mirrorc init` scaffolds in a new fleet repository (apart from the CI workflow, which is
+ * the packaged example `examples/github-actions/mirrorc.yml`, and the empty lock).
+ */
+
+/** Where the scaffolded fleet definition goes (the CLI's default `--fleet`). */
+export const FLEET_FILE = 'clusters/fleet.ts';
+/** Its lock (the CLI's default: the fleet file with `.lock.json`). */
+export const LOCK_FILE = 'clusters/fleet.lock.json';
+/** Where the CI workflow goes. */
+export const WORKFLOW_FILE = '.github/workflows/mirrorc.yml';
+
+/** The `npm run` scripts a fleet repository gets (the CI workflow runs `npm run synth`). */
+export const FLEET_SCRIPTS: Readonly<Record<string, string>> = {
+  synth: 'mirrorc synth',
+  plan: 'mirrorc plan',
+  check: 'mirrorc check',
+  observe: 'mirrorc observe',
+};
+
+export const FLEET_TS = `/**
+ * The fleet: its clusters, and which cluster mirrors the exported services of which.
+ * Each cluster is reached through the kubeconfig context of the same name (override with \`access\`);
+ * the lock beside this file (fleet.lock.json) holds what was last observed. Replace the two example
+ * clusters with yours, then run \`npm run synth\` (observes the clusters) and commit dist/ and the lock.
+ */
+import { Cluster, Link, type Fleet } from 'mirrorc';
+
+export default function defineFleet(fleet: Fleet): void {
+  const east = new Cluster(fleet, 'east');
+  const west = new Cluster(fleet, 'west');
+  // east gets a mirror of every west Service labelled mirror.linkerd.io/exported=true, and back.
+  new Link(fleet, 'east-from-west', { source: east, target: west });
+  new Link(fleet, 'west-from-east', { source: west, target: east });
+}
+`;
+
+export const CDK8S_YAML = `# \`cdk8s synth\` runs mirrorc offline (from the lock): it writes dist/ like \`npm run synth -- --offline\`.
+# cdk8s-cli deletes its output folder before every run, so that is a scratch folder (.cdk8s.out),
+# never dist/. Use \`npm run synth\` to observe the clusters live.
+language: typescript
+app: npx mirrorc synth --offline --out dist
+output: .cdk8s.out
+`;
+
+export const GITIGNORE = `node_modules/
+.cdk8s.out/
+# mirrorc's own scratch files beside dist/ (a run that was killed may leave them)
+*.tmp
+*.mirrorc-staged
+.dist.txn/
+.delivery.txn/
+.dist.run-lock.json
+.dist.staging-*
+.dist.previous-*
+.delivery.staging-*
+.delivery.previous-*
+`;
+
+export const README_MD = `# Fleet repository
+
+Linkerd multicluster mirrors of this fleet, compiled by [mirrorc](https://www.npmjs.com/package/mirrorc)
+and synced by a GitOps controller.
+
+- \`clusters/fleet.ts\`: the clusters and links (edit this).
+- \`clusters/fleet.lock.json\`: what mirrorc last observed in the clusters (written by synth; commit it).
+- \`dist/<cluster>/\`: the manifests for each cluster (written by synth; commit them, never edit).
+
+Commands (Node 20.19 or later):
+
+    npm run synth              # observe the clusters, update the lock, write dist/
+    npm run synth -- --offline # compile from the lock alone, contacting no cluster
+    npm run plan               # show what synth would change
+    npm run check              # exit 5 when dist/ or the lock is not up to date (CI)
+
+\`.github/workflows/mirrorc.yml\` runs synth on a schedule and commits the result; it reads the
+kubeconfig from the repository secret MIRRORC_KUBECONFIG.
+`;
+
+/** The package.json of a fleet repository that has none yet. */
+export function newPackageJson(name: string, mirrorcVersion: string, peers: Readonly<Record<string, string>>): string {
+  const pkg = {
+    name,
+    private: true,
+    type: 'module',
+    scripts: FLEET_SCRIPTS,
+    dependencies: { mirrorc: `^${mirrorcVersion}`, ...peers },
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}

@@ -1,0 +1,98 @@
+/**
+ * The library's synth: a fleet and its lock → the very files `mirrorc synth --offline` writes
+ * (`dist/<cluster>/` with kustomization.yaml and the reader RBAC, `delivery/`, the lock). Pure: no
+ * clock, network or file access. The CLI's run compiles through {@link compileFleetTree} as well.
+ */
+import { App } from 'cdk8s';
+import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-fleet.js';
+import { compareStrings } from '../util/order.js';
+import { deliveryWarnings } from '../delivery/delivery-files.js';
+import { previousOwnerLookup } from '../emit/previous-owners.js';
+import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
+import type { Fleet } from '../model/fleet.js';
+import type { FleetSpec } from '../model/fleet-spec.js';
+import { renderLockFile } from '../observe/lock-file.js';
+import type { FleetSnapshot } from '../snapshot/snapshot.js';
+import { addReaderRbacCharts, chartsByCluster, deliveryTree } from './synth-delivery.js';
+
+/** Input of {@link synthFleet}. */
+export interface SynthFleetProps {
+  /** The fleet: its clusters, links, explicit exports and GitOps delivery (it may live in any cdk8s app). */
+  readonly fleet: Fleet;
+  /** The observation to compile from: the lock file, as `readLockFile` returns it. */
+  readonly snapshot: FleetSnapshot;
+  /** The output as committed now (`<cluster>/<file>` → text): in a mirror name clash its current owner keeps the name. @default no files */
+  readonly previous?: ReadonlyMap<string, string>;
+  /** Make a problem of one mirror (long name, name clash, pinned IP) an error instead of skipping that mirror. @default false */
+  readonly strict?: boolean;
+}
+
+/** The files of one synth, keyed by path relative to their folder. */
+export interface FleetFiles {
+  /** The output folder (`dist/`): `<cluster>/<file>` → YAML text, kustomization.yaml and reader RBAC included. */
+  readonly output: ReadonlyMap<string, string>;
+  /** The `delivery/` folder (`flux/...`, `argocd/...`), or undefined when the fleet has no GitOpsDelivery. */
+  readonly delivery?: ReadonlyMap<string, string>;
+  /** The lock file's text: the snapshot plus the pinned per-pod ClusterIPs compile allocated. */
+  readonly lock: string;
+  /** Mirrors skipped and other warnings, in plain words. */
+  readonly warnings: readonly string[];
+}
+
+/** What {@link compileFleetTree} compiled. */
+export interface CompiledTree {
+  /** `<cluster>/<file>` → text, every compiled folder. */
+  readonly tree: FileTree;
+  /** The snapshot with compile's pinned ClusterIPs (what the lock records). */
+  readonly snapshot: FleetSnapshot;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Compiles `spec` from `snapshot` and renders every cluster folder.
+ * @param onCompiled called between compiling and rendering (stage timing). @default none
+ * @throws CompileError when the fleet cannot be compiled; nothing is rendered then
+ */
+export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void): CompiledTree {
+  const planned = planFleet(spec, snapshot, options);
+  const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
+  onCompiled?.();
+  const tree: FileTree = new Map();
+  // Every observed cluster's folder also holds the reader identity that observation needs there.
+  const readerRbac = chartsByCluster(addReaderRbacCharts(new App({ outdir: 'unused' }), spec));
+  const plans = new Map(planned.plans.map((plan) => [plan.source, plan]));
+  for (const cluster of [...new Set([...plans.keys(), ...readerRbac.keys()])].sort(compareStrings)) {
+    const plan = plans.get(cluster);
+    // One source's constructs at a time, in an app of its own: they are garbage once its files are
+    // rendered, so a large fleet's memory is bounded by its largest source.
+    const charts = [...(plan ? [sourceChart(new App({ outdir: 'unused' }), plan)] : []), ...(readerRbac.get(cluster) ?? [])];
+    for (const [rel, content] of renderClusterFiles(charts)) tree.set(`${cluster}/${rel}`, content);
+  }
+  return { tree, snapshot: pinned, warnings: planned.warnings };
+}
+
+/**
+ * The files `mirrorc synth --offline` writes for `fleet` and `snapshot`, byte for byte.
+ * @throws CompileError when the fleet cannot be compiled
+ * @throws FleetDefinitionError when the fleet definition is invalid
+ */
+export function synthFleet(props: SynthFleetProps): FleetFiles {
+  const spec = props.fleet.toSpec();
+  const compiled = compileFleetTree(spec, props.snapshot, {
+    strict: props.strict ?? false,
+    previousOwners: previousOwnerLookup(props.previous ?? new Map()),
+  });
+  const delivery = deliveryTree(spec);
+  return {
+    output: compiled.tree,
+    ...(delivery ? { delivery } : {}),
+    lock: renderLockFile(compiled.snapshot),
+    warnings: [...compiled.warnings, ...deliveryWarnings(spec)],
+  };
+}
+
+/** The lock to write: the snapshot plus compile's pinned IPs (left out entirely while there are none). */
+export function withPinnedServiceIPs(snapshot: FleetSnapshot, pinned: FleetSnapshot['pinnedServiceIPs']): FleetSnapshot {
+  const { pinnedServiceIPs: _previous, ...rest } = snapshot;
+  return pinned && Object.keys(pinned).length > 0 ? { ...rest, pinnedServiceIPs: pinned } : rest;
+}

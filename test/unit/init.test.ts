@@ -1,0 +1,89 @@
+/** `mirrorc init`: the scaffold of a fleet repository (its use from an installed package: test/integration/package-install.test.ts). */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import YAML from 'yaml';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { COMMANDS, USAGE } from '../../src/cli/options.js';
+import { readTree } from '../../src/emit/read-tree.js';
+import { initFleetRepo, InitError } from '../../src/init/init-fleet-repo.js';
+import { readLockFile } from '../../src/observe/lock-file.js';
+import { emptySnapshot } from '../../src/snapshot/snapshot.js';
+
+function scratch(): string {
+  return mkdtempSync(join(tmpdir(), 'mirrorc-init-'));
+}
+
+test('init scaffolds the fleet, an empty lock, cdk8s.yaml, package.json scripts, the CI workflow and a README', () => {
+  const dir = scratch();
+  try {
+    // GIVEN an empty folder
+    // WHEN it is initialised
+    const result = initFleetRepo(join(dir, 'fleet-repo'));
+    // THEN every file is created, the lock is the empty snapshot, and the workflow is the shipped example
+    const root = join(dir, 'fleet-repo');
+    assert.deepEqual([...result.created].sort(), ['.github/workflows/mirrorc.yml', '.gitignore', 'README.md', 'cdk8s.yaml', 'clusters/fleet.lock.json', 'clusters/fleet.ts', 'package.json']);
+    assert.deepEqual(readLockFile(join(root, 'clusters/fleet.lock.json')), emptySnapshot());
+    assert.equal(readFileSync(join(root, '.github/workflows/mirrorc.yml'), 'utf8'), readFileSync('examples/github-actions/mirrorc.yml', 'utf8'));
+    assert.match(readFileSync(join(root, 'clusters/fleet.ts'), 'utf8'), /from 'mirrorc'/);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    assert.equal(pkg.name, 'fleet-repo');
+    assert.equal(pkg.scripts.synth, 'mirrorc synth');
+    const own = JSON.parse(readFileSync('package.json', 'utf8'));
+    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['mirrorc', ...Object.keys(own.peerDependencies)].sort());
+    const cdk8s = YAML.parse(readFileSync(join(root, 'cdk8s.yaml'), 'utf8'));
+    assert.equal(cdk8s.app, 'npx mirrorc synth --offline --out dist');
+    assert.notEqual(cdk8s.output, 'dist');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('init keeps every existing file and only adds the npm scripts an existing package.json lacks', () => {
+  const dir = scratch();
+  try {
+    // GIVEN a repository with its own package.json (a synth script of its own) and fleet file
+    writeFileSync(join(dir, 'package.json'), '{\n    "name": "mine",\n    "scripts": { "synth": "custom" }\n}\n');
+    initFleetRepo(dir);
+    writeFileSync(join(dir, 'clusters/fleet.ts'), '// mine\n');
+    const before = readTree(dir);
+    // WHEN init runs again
+    const again = initFleetRepo(dir);
+    // THEN nothing changes; the first run kept the user's synth script and indentation and added the others
+    assert.deepEqual(again.created, []);
+    assert.deepEqual(readTree(dir), before);
+    const pkg = JSON.parse(before.get('package.json')!);
+    assert.deepEqual(pkg.scripts, { synth: 'custom', plan: 'mirrorc plan', check: 'mirrorc check', observe: 'mirrorc observe' });
+    assert.match(before.get('package.json')!, /^ {4}"name"/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('init refuses a file as its folder, and a package.json that is not JSON, in plain words', () => {
+  const dir = scratch();
+  try {
+    // GIVEN a file where the folder should be, and a folder with a broken package.json
+    writeFileSync(join(dir, 'file'), 'x');
+    writeFileSync(join(dir, 'package.json'), '{ broken');
+    // WHEN init runs on each
+    // THEN it throws InitError naming the problem
+    assert.throws(() => initFleetRepo(join(dir, 'file')), (e: unknown) => e instanceof InitError && /is not a folder/.test(e.message));
+    assert.throws(() => initFleetRepo(dir), (e: unknown) => e instanceof InitError && /package\.json is not valid JSON/.test(e.message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--help lists every command, init included; init with two folders is invalid input', () => {
+  // GIVEN the usage text and the CLI
+  // WHEN it is shown, and init gets two folders
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'init', 'a', 'b'], { encoding: 'utf8' });
+  // THEN each command is described, and the extra folder is refused (exit 2) without writing
+  for (const command of [...Object.keys(COMMANDS), 'init']) assert.match(USAGE, new RegExp(`^  ${command} `, 'm'));
+  assert.equal(r.status, ExitCode.INVALID_INPUT);
+  assert.match(r.stderr, /init takes one folder, not "a b"/);
+});
