@@ -9,9 +9,11 @@ export function readTree(dir: string): FileTree {
   const files: FileTree = new Map();
   const walk = (rel: string): void => {
     const abs = join(dir, rel);
-    for (const entry of readdirSync(abs).sort(compareStrings)) {
-      const relPath = rel ? `${rel}/${entry}` : entry;
-      if (statSync(join(dir, relPath)).isDirectory()) walk(relPath);
+    // The entries' types come with the listing: no stat per file (only a symbolic link is followed by one).
+    for (const entry of readdirSync(abs, { withFileTypes: true }).sort((a, b) => compareStrings(a.name, b.name))) {
+      const relPath = rel ? `${rel}/${entry.name}` : entry.name;
+      const isDirectory = entry.isSymbolicLink() ? statSync(join(dir, relPath)).isDirectory() : entry.isDirectory();
+      if (isDirectory) walk(relPath);
       else files.set(relPath, readFileSync(join(dir, relPath), 'utf8'));
     }
   };
