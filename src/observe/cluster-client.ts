@@ -146,6 +146,8 @@ export class ClusterClient {
       } catch (e) {
         if (e instanceof Expired && restart < 3) continue;
         if (e instanceof Expired) throw new ObservationError(this.cluster, 'api-error', `${what}: the list kept expiring (HTTP 410) while paging`);
+        // A list is never "not found" on a conforming server; one without the resource's API (no discovery.k8s.io/v1 before Kubernetes 1.21) says so.
+        if (e instanceof NotFound) throw new ObservationError(this.cluster, 'api-error', `${what}: HTTP 404 (does this API server serve the resource? mirrorc needs Kubernetes 1.21 or later)`);
         throw e;
       }
     }
