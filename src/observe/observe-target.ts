@@ -76,11 +76,12 @@ const ENDPOINT_LISTS_IN_FLIGHT = 8;
 /**
  * Whether a service's EndpointSlices are read: always for a headless service (its pods' hostnames);
  * otherwise only when it is a gateway-mode mirror of some link that follows service readiness
- * (flat-mode mirrors have no endpoints of ours).
+ * (flat-mode mirrors and federated members have no endpoints of ours).
  */
 function readinessNeeded(svc: ObservedService, links: readonly LinkSpec[]): boolean {
   if (svc.headless) return true;
-  return links.some((l) => l.followServiceReadiness !== false && !selectorMatches(l.remoteDiscoverySelector, svc.labels));
+  const gatewayMode = (l: LinkSpec): boolean => !selectorMatches(l.remoteDiscoverySelector, svc.labels) && (svc.explicit === true || selectorMatches(l.selector, svc.labels));
+  return links.some((l) => l.followServiceReadiness !== false && gatewayMode(l));
 }
 
 /** Reads the gateway Service (unless the model fixes every value) and resolves its addresses. */
