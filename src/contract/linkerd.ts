@@ -76,3 +76,14 @@ export const LINKERD_CONTROL_PLANE_NAMESPACE = 'linkerd';
 export function credentialsSecretName(cluster: string): string {
   return `cluster-credentials-${cluster}`;
 }
+
+/** Name of the gateway Service port that answers Linkerd's gateway probe. */
+export const PROBE_PORT_NAME = 'mc-probe';
+/** On the target's gateway Service: the HTTP path of the gateway probe (read by `linkerd mc link-gen`). */
+export const GATEWAY_PROBE_PATH_ANNOTATION = 'mirror.linkerd.io/probe-path';
+/** On the target's gateway Service: the probe period, whole seconds (`3`) or a Go duration (`3s`). */
+export const GATEWAY_PROBE_PERIOD_ANNOTATION = 'mirror.linkerd.io/probe-period';
+/** Failed probes in a row after which Linkerd marks a gateway dead (its default failure threshold). */
+export const GATEWAY_PROBE_FAILURE_THRESHOLD = 3;
+/** Linkerd's default probe period, in seconds. */
+export const DEFAULT_GATEWAY_PROBE_PERIOD_SECONDS = 3;

@@ -26,6 +26,29 @@ export interface GatewayProps {
   readonly port?: number;
   /** Fixed gateway TLS identity, instead of the Service's `mirror.linkerd.io/gateway-identity` annotation. @default read from the gateway Service */
   readonly identity?: string;
+  /**
+   * Probe the gateway during synth, the way Linkerd's service mirror does (see "Gateway health" in the
+   * README). Only useful when the machine running synth reaches the gateway's probe port.
+   * @default no probe: mirrors stay ready whatever the gateway's health
+   */
+  readonly probe?: GatewayProbeProps;
+}
+
+/** How synth probes a target's gateway. */
+export interface GatewayProbeProps {
+  /**
+   * What a failed probe does: `warn` only warns; `not-ready` also writes every gateway-mode mirror of
+   * this target with not-ready addresses (Linkerd's behaviour after three failed probes).
+   * @default 'warn'
+   */
+  readonly mode?: 'warn' | 'not-ready';
+  /**
+   * `host:port` that synth probes instead of each gateway address at the gateway Service's `mc-probe`
+   * port: for a machine that reaches the probe endpoint another way (a VPN address, a port-forward).
+   * The path and period still come from the gateway Service's annotations.
+   * @default each gateway address at the `mc-probe` port
+   */
+  readonly address?: string;
 }
 
 /** Properties of a {@link Cluster}. */
@@ -108,6 +131,7 @@ export class Cluster extends Construct {
         ...(gw.addresses !== undefined ? { addresses: [...gw.addresses] } : {}),
         ...(gw.port !== undefined ? { port: gw.port } : {}),
         ...(gw.identity !== undefined ? { identity: gw.identity } : {}),
+        ...(gw.probe !== undefined ? { probe: { mode: gw.probe.mode ?? 'warn', ...(gw.probe.address !== undefined ? { address: gw.probe.address } : {}) } } : {}),
       },
       ...(this.props.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: this.props.pinnedServiceIPRange } : {}),
       ...(this.props.serviceCidrs !== undefined ? { serviceCidrs: [...this.props.serviceCidrs] } : {}),

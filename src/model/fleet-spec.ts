@@ -25,6 +25,16 @@ export interface GatewaySpec {
   readonly port?: number;
   /** Fixed TLS identity instead of the Service's `mirror.linkerd.io/gateway-identity` annotation. */
   readonly identity?: string;
+  /** Probe the gateway during synth; absent means no probe. */
+  readonly probe?: GatewayProbeSpec;
+}
+
+/** How synth probes a target's gateway (Linkerd's probe: `GET http://<gateway>:<mc-probe port><probe-path>` answers 200). */
+export interface GatewayProbeSpec {
+  /** `warn`: a failed probe only warns. `not-ready`: it also writes that target's gateway-mode mirrors not ready. */
+  readonly mode: 'warn' | 'not-ready';
+  /** `host:port` synth probes instead of each gateway address at the `mc-probe` port; absent when none. */
+  readonly address?: string;
 }
 
 /** One cluster of the fleet. */
@@ -92,6 +102,10 @@ export interface LinkSpec {
   readonly createMissingNamespaces: boolean;
   /** Every service this link mirrors per pod joins the source's `<svc>-global` Service. */
   readonly globalServices: boolean;
+  /** `false`: gateway-mode mirrors keep the gateway address when their target service has no ready endpoint; absent means `true`. */
+  readonly followServiceReadiness?: boolean;
+  /** `true`: not-ready StatefulSet pods are left out of per-pod mirrors and `-global`; absent means `false`. */
+  readonly followPodReadiness?: boolean;
 }
 
 /** A target service exported by name, for services that cannot carry the export label. */

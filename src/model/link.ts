@@ -94,6 +94,22 @@ export interface LinkProps {
    * @default false
    */
   readonly globalServices?: boolean;
+  /**
+   * Follow the readiness of each target service, as Linkerd does: a gateway-mode mirror whose target
+   * service has no ready endpoint gets empty Endpoints and EndpointSlices (the mirror Service stays),
+   * so clients fail fast instead of crossing to a gateway with nowhere to send them. `false` keeps the
+   * gateway address whatever the target's readiness.
+   * @default true
+   */
+  readonly followServiceReadiness?: boolean;
+  /**
+   * Follow the readiness of StatefulSet pods, as Linkerd does: a pod whose endpoint is not ready loses
+   * its per-pod mirror and its place in the headless mirror and `<svc>-global`. Every readiness change
+   * of a pod then changes `dist/` (and the lock). `false` keeps every pod with a hostname, so pod churn
+   * stays out of git.
+   * @default false
+   */
+  readonly followPodReadiness?: boolean;
 }
 
 /** `source` mirrors the services that `target` exports (Linkerd's Link, compiled statically). */
@@ -142,6 +158,9 @@ export class Link extends Construct {
       },
       createMissingNamespaces: this.props.createMissingNamespaces ?? false,
       globalServices: this.props.globalServices ?? false,
+      // Written only when not the default, so specs (and their tests) of existing fleets stay as they were.
+      ...(this.props.followServiceReadiness === false ? { followServiceReadiness: false } : {}),
+      ...(this.props.followPodReadiness === true ? { followPodReadiness: true } : {}),
     };
   }
 }

@@ -94,6 +94,10 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     }
     if (gw.identity !== undefined && gw.identity.trim() === '') problems.push(`${where}: gateway.identity is empty; leave it out to read the gateway Service instead`);
     else if (gw.identity !== undefined && dns1123SubdomainProblem(gw.identity, 'gateway identity')) problems.push(`${where}: gateway.identity ${dns1123SubdomainProblem(gw.identity, 'gateway identity')}`);
+    if (gw.probe !== undefined) {
+      if (gw.probe.mode !== 'warn' && gw.probe.mode !== 'not-ready') problems.push(`${where}: gateway.probe.mode ${JSON.stringify(gw.probe.mode)} is not "warn" or "not-ready"`);
+      if (gw.probe.address !== undefined && probeAddressProblem(gw.probe.address)) problems.push(`${where}: gateway.probe.address ${probeAddressProblem(gw.probe.address)}`);
+    }
     if (spec.pinnedServiceIPRange !== undefined) {
       const rangeProblem = ipRangeProblem(spec.pinnedServiceIPRange);
       if (rangeProblem) problems.push(`${where}: pinnedServiceIPRange ${rangeProblem}; give a block of the cluster's Service CIDR, e.g. 10.96.0.0/24`);
@@ -182,4 +186,12 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     else seenExports.set(key, exp);
   }
   return problems;
+}
+
+/** Why `address` is not `host:port` (an IPv6 host in brackets), or undefined. */
+function probeAddressProblem(address: unknown): string | undefined {
+  const match = typeof address === 'string' ? /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(address) : null;
+  const port = match ? Number(match[2]) : 0;
+  if (match && port >= 1 && port <= 65535) return undefined;
+  return `${JSON.stringify(address)} is not host:port, such as 10.0.0.7:4191 or [fd00::7]:4191`;
 }

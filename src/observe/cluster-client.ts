@@ -21,6 +21,8 @@ export interface ClusterClientOptions {
   readonly backoffMs?: number;
   /** Items per page of a list. @default 500 */
   readonly pageSize?: number;
+  /** Up to this many services of a target, each one's EndpointSlices are listed; above it, every EndpointSlice in one list (small values exercise that path). @default 32 */
+  readonly perServiceSliceLists?: number;
   /** Kubeconfig used when the cluster's access names none. @default `$KUBECONFIG`, else `~/.kube/config` */
   readonly defaultKubeconfig?: string;
 }
@@ -65,6 +67,8 @@ export class ClusterClient {
   private readonly attempts: number;
   private readonly backoffMs: number;
   private readonly pageSize: number;
+  /** See {@link ClusterClientOptions.perServiceSliceLists}. */
+  public readonly perServiceSliceLists: number;
 
   private constructor(public readonly cluster: string, kc: k8s.KubeConfig, options: ClusterClientOptions) {
     this.core = kc.makeApiClient(k8s.CoreV1Api);
@@ -73,6 +77,7 @@ export class ClusterClient {
     this.attempts = options.attempts ?? 3;
     this.backoffMs = options.backoffMs ?? 250;
     this.pageSize = options.pageSize ?? 500;
+    this.perServiceSliceLists = options.perServiceSliceLists ?? 32;
   }
 
   /** Services in all namespaces, optionally filtered by a label selector. */
@@ -112,6 +117,13 @@ export class ClusterClient {
     );
   }
 
+  /** EndpointSlices of every Service in all namespaces (those with a `kubernetes.io/service-name` label). */
+  public listAllEndpointSlices(): Promise<k8s.V1EndpointSlice[]> {
+    return this.paginate('list endpointslices in all namespaces', (cont) =>
+      this.discovery.listEndpointSliceForAllNamespaces({ labelSelector: 'kubernetes.io/service-name', limit: this.pageSize, _continue: cont }, this.callOptions()),
+    );
+  }
+
   private callOptions(): k8s.ConfigurationOptions<k8s.ObservableMiddleware> {
     const timeoutMs = this.timeoutMs;
     return {
@@ -146,6 +158,8 @@ export class ClusterClient {
       } catch (e) {
         if (e instanceof Expired && restart < 3) continue;
         if (e instanceof Expired) throw new ObservationError(this.cluster, 'api-error', `${what}: the list kept expiring (HTTP 410) while paging`);
+        // A list is never "not found" on a conforming server; one without the resource's API (no discovery.k8s.io/v1 before Kubernetes 1.21) says so.
+        if (e instanceof NotFound) throw new ObservationError(this.cluster, 'api-error', `${what}: HTTP 404 (does this API server serve the resource? mirrorc needs Kubernetes 1.21 or later)`);
         throw e;
       }
     }

@@ -32,6 +32,7 @@ import {
   type ForeignService,
   type ObservedEndpointPort,
   type ObservedGateway,
+  type ObservedGatewayProbe,
   type ObservedPort,
   type ObservedService,
   type PinnedRangeService,
@@ -102,6 +103,8 @@ export const observedServiceSchema = z.strictObject({
   hostnames: z.array(hostname).optional(),
   endpointPorts: z.array(observedEndpointPort).optional(),
   selector: labels.optional(),
+  hasReadyEndpoints: z.boolean().optional(),
+  notReadyHostnames: z.array(hostname).optional(),
 });
 
 /** A target's gateway: IP literals (host names are resolved before the lock), a port, an identity. */
@@ -111,11 +114,15 @@ export const observedGatewaySchema = z.strictObject({
   identity: checked<string>((v) => dns1123SubdomainProblem(v, 'gateway identity')).optional(),
 });
 
+/** The gateway probe's verdict. */
+export const observedGatewayProbeSchema = z.strictObject({ alive: z.boolean() });
+
 const targetSnapshot = z.strictObject({
   selectors: z.array(text('a label selector')),
   services: z.array(observedServiceSchema),
   missingExplicitExports: z.array(namespacedName),
   gateway: observedGatewaySchema.optional(),
+  gatewayProbe: observedGatewayProbeSchema.optional(),
 });
 
 /** A Service of a source that a mirror's name could take. */
@@ -197,11 +204,12 @@ const schemaCoversSnapshot: [
   SameKeys<SourceSnapshot, Source>,
   SameKeys<ObservedService, z.infer<typeof observedServiceSchema>>,
   SameKeys<ObservedGateway, z.infer<typeof observedGatewaySchema>>,
+  SameKeys<ObservedGatewayProbe, z.infer<typeof observedGatewayProbeSchema>>,
   SameKeys<ObservedPort, Element<ObservedService['ports']>>,
   SameKeys<ObservedPort, Element<z.infer<typeof observedServiceSchema>['ports']>>,
   SameKeys<ObservedEndpointPort, Element<NonNullable<z.infer<typeof observedServiceSchema>['endpointPorts']>>>,
   SameKeys<ForeignService, z.infer<typeof foreignServiceSchema>>,
   SameKeys<PinnedRangeService, z.infer<typeof pinnedRangeServiceSchema>>,
   SameKeys<StaleSince, NonNullable<z.infer<typeof fleetSnapshotSchema>['staleSince']>>,
-] = [true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true];
 void schemaCoversSnapshot;

@@ -17,8 +17,11 @@ export interface ObservationRule {
 
 /**
  * What observing a cluster as a link *target* needs: list its exported Services, get the gateway
- * Service and explicitly exported Services by name, and list the EndpointSlices of exported headless
- * Services (their pods' hostnames, for per-pod mirrors).
+ * Service and explicitly exported Services by name, and list the EndpointSlices of exported Services:
+ * whether any endpoint is ready (Linkerd's empty mirrors; not needed when every link sets
+ * `followServiceReadiness: false`) and, for headless Services, their pods' hostnames (per-pod
+ * mirrors). Only `list` in one namespace with a `kubernetes.io/service-name` selector: no watch, no
+ * get. The gateway probe is plain HTTP to the gateway and needs no API permission.
  */
 export const TARGET_OBSERVATION_RULES: readonly ObservationRule[] = [
   { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },

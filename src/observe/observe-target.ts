@@ -1,14 +1,17 @@
 /** Observes one cluster in its role as a link target: exported services and the gateway. */
 import type * as k8s from '@kubernetes/client-node';
-import { GATEWAY_IDENTITY_ANNOTATION, GATEWAY_PORT_NAME } from '../contract/linkerd.js';
-import type { ExplicitExportSpec, GatewaySpec, LinkSpec } from '../model/fleet-spec.js';
-import { linkSelectorQueries } from '../model/label-selector.js';
+import { GATEWAY_IDENTITY_ANNOTATION, GATEWAY_PORT_NAME, GATEWAY_PROBE_FAILURE_THRESHOLD } from '../contract/linkerd.js';
+import type { ExplicitExportSpec, GatewayProbeSpec, GatewaySpec, LinkSpec } from '../model/fleet-spec.js';
+import { linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
+import { mapLimit } from '../util/map-limit.js';
 import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
 import { resolveAddresses } from './resolve-addresses.js';
-import type { ObservedGateway, ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
+import { probeGateway, probePlan } from './probe-gateway.js';
+import type { ObservedGateway, ObservedGatewayProbe, ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
 import { validServices } from './observed-checks.js';
-import { observePodEndpoints, toObservedService } from './to-plain.js';
+import { observePodEndpoints, observeReadiness, podEndpoints, readiness, toObservedService } from './to-plain.js';
+import { SERVICE_NAME_LABEL } from '../contract/kubernetes.js';
 
 /** A target's snapshot plus what observation could not determine about its gateway. */
 export interface TargetObservation {
@@ -45,13 +48,31 @@ export async function observeTarget(
     if (!svc) missing.push(key);
     else byKey.set(key, { ...(byKey.get(key) ?? toObservedService(svc)), explicit: true });
   }
-  for (const [key, svc] of byKey) {
-    // A headless service's endpoints are listed only once its own name passed the boundary check.
-    if (svc.headless && validServices(cluster, [svc], []).length === 1) byKey.set(key, { ...svc, ...(await observePodEndpoints(client, svc.namespace, svc.name)) });
+  const podReadiness = links.some((l) => l.followPodReadiness === true);
+  const checked = [...byKey.entries()].filter(([, svc]) => validServices(cluster, [svc], []).length === 1 && readinessNeeded(svc, links));
+  // A service's endpoints are listed only once its own name passed the boundary check. Many services:
+  // one list of every EndpointSlice (pages of pageSize) costs less than a list per service.
+  if (checked.length > client.perServiceSliceLists) {
+    const slicesByService = new Map<string, k8s.V1EndpointSlice[]>();
+    for (const slice of await client.listAllEndpointSlices()) {
+      const key = `${slice.metadata?.namespace ?? ''}/${slice.metadata?.labels?.[SERVICE_NAME_LABEL] ?? ''}`;
+      const list = slicesByService.get(key);
+      if (list) list.push(slice);
+      else slicesByService.set(key, [slice]);
+    }
+    for (const [key, svc] of checked) {
+      const slices = slicesByService.get(key) ?? [];
+      byKey.set(key, { ...svc, ...(svc.headless ? podEndpoints(slices, podReadiness) : readiness(slices)) });
+    }
+  } else {
+    await mapLimit(checked, ENDPOINT_LISTS_IN_FLIGHT, async ([key, svc]) => {
+      const endpoints = svc.headless ? await observePodEndpoints(client, svc.namespace, svc.name, podReadiness) : await observeReadiness(client, svc.namespace, svc.name);
+      byKey.set(key, { ...svc, ...endpoints });
+    });
   }
   const skipped: string[] = [];
   const services = validServices(cluster, [...byKey.values()], skipped);
-  const { gateway, problems } = await observeGateway(client, gatewaySpec);
+  const { gateway, problems, probe } = await observeGateway(client, gatewaySpec);
   return {
     skipped,
     snapshot: {
@@ -59,15 +80,30 @@ export async function observeTarget(
       services: services.sort(compareBy((s) => s.namespace, (s) => s.name)),
       missingExplicitExports: sortedUnique(missing),
       ...(gateway ? { gateway } : {}),
+      ...(probe ? { gatewayProbe: probe } : {}),
     },
     gatewayProblems: problems,
   };
 }
 
+/** EndpointSlice lists of one target in flight at once. */
+const ENDPOINT_LISTS_IN_FLIGHT = 8;
+
+/**
+ * Whether a service's EndpointSlices are read: always for a headless service (its pods' hostnames);
+ * otherwise only when it is a gateway-mode mirror of some link that follows service readiness
+ * (flat-mode mirrors and federated members have no endpoints of ours).
+ */
+function readinessNeeded(svc: ObservedService, links: readonly LinkSpec[]): boolean {
+  if (svc.headless) return true;
+  const gatewayMode = (l: LinkSpec): boolean => !selectorMatches(l.remoteDiscoverySelector, svc.labels) && (svc.explicit === true || selectorMatches(l.selector, svc.labels));
+  return links.some((l) => l.followServiceReadiness !== false && gatewayMode(l));
+}
+
 /** Reads the gateway Service (unless the model fixes every value) and resolves its addresses. */
-async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise<{ gateway?: ObservedGateway; problems: string[] }> {
+async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise<{ gateway?: ObservedGateway; problems: string[]; probe?: ObservedGatewayProbe }> {
   const where = `gateway Service ${spec.namespace}/${spec.name}`;
-  const needsService = spec.addresses === undefined || spec.port === undefined || spec.identity === undefined;
+  const needsService = spec.addresses === undefined || spec.port === undefined || spec.identity === undefined || spec.probe !== undefined;
   const svc = needsService ? await client.readService(spec.namespace, spec.name) : undefined;
   if (needsService && !svc) return { problems: [`${where} does not exist (is linkerd-multicluster installed with a gateway?)`] };
 
@@ -85,7 +121,30 @@ async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise
   for (const failure of resolved.failures) problems.push(`${where}: address ${failure} did not resolve`);
   if (addresses.length > 0 && resolved.ips.length === 0) problems.push(`${where}: none of its addresses resolved to an IP`);
   if (resolved.ips.length === 0 || port === undefined) return { problems };
-  return { gateway: { addresses: resolved.ips, port, ...(identity ? { identity } : {}) }, problems };
+  const probe = spec.probe ? await probeOutcome(where, spec.probe, svc, resolved.ips, problems) : undefined;
+  return { gateway: { addresses: resolved.ips, port, ...(identity ? { identity } : {}) }, problems, ...(probe ? { probe } : {}) };
+}
+
+/**
+ * Probes the gateway as the model asks and words what a failure means: a warning either way, and
+ * under `not-ready` the verdict that compile turns into not-ready mirrors.
+ */
+async function probeOutcome(where: string, spec: GatewayProbeSpec, svc: k8s.V1Service | undefined, ips: readonly string[], problems: string[]): Promise<ObservedGatewayProbe | undefined> {
+  const plan = probePlan(svc, ips, spec.address);
+  if ('problem' in plan) {
+    problems.push(`${where} ${plan.problem}; its mirrors stay ready (add the annotation and port, as linkerd-multicluster's chart does, or remove gateway.probe)`);
+    return undefined;
+  }
+  const outcome = await probeGateway(plan);
+  if (outcome.alive) return undefined;
+  const effect = spec.mode === 'not-ready'
+    ? 'its gateway-mode mirrors are written NOT READY (gateway.probe.mode "not-ready") until a synth probes it alive'
+    : 'its mirrors stay ready (gateway.probe.mode "warn")';
+  const reach = outcome.answered
+    ? ''
+    : '; no probe got an HTTP answer: if this machine cannot reach the gateway the way the source clusters\' pods do, set gateway.probe.address to a way it can, or remove gateway.probe';
+  problems.push(`${where} failed its probe ${GATEWAY_PROBE_FAILURE_THRESHOLD} times (${outcome.failures.join('; ')}); ${effect}${reach}`);
+  return spec.mode === 'not-ready' ? { alive: false } : undefined;
 }
 
 function ingressAddresses(svc: k8s.V1Service | undefined): string[] {

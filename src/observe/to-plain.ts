@@ -30,15 +30,53 @@ export function toObservedService(svc: k8s.V1Service): ObservedService {
   };
 }
 
-/** The pod hostnames and endpoint ports of a headless Service, read from its EndpointSlices. */
+/**
+ * Whether a Service's EndpointSlices show a ready endpoint, as {@link ObservedService.hasReadyEndpoints}
+ * records it: `{}` when one is ready or no slice exists, `{ hasReadyEndpoints: false }` otherwise. An
+ * endpoint without a `ready` condition counts as ready, as the EndpointSlice API defines it.
+ */
+export function readiness(slices: readonly k8s.V1EndpointSlice[]): { hasReadyEndpoints?: false } {
+  if (slices.length === 0) return {};
+  return slices.some((s) => (s.endpoints ?? []).some(isReady)) ? {} : { hasReadyEndpoints: false };
+}
+
+function isReady(endpoint: k8s.V1Endpoint): boolean {
+  return endpoint.conditions?.ready !== false;
+}
+
+/** Whether any of a Service's EndpointSlices has a ready endpoint (see {@link readiness}). */
+export async function observeReadiness(client: ClusterClient, namespace: string, name: string): Promise<{ hasReadyEndpoints?: false }> {
+  return readiness(await client.listEndpointSlices(namespace, name));
+}
+
+/**
+ * The pod hostnames and endpoint ports of a headless Service, read from its EndpointSlices, with its
+ * readiness and, when `podReadiness` is set, the hostnames none of whose endpoints is ready.
+ */
 export async function observePodEndpoints(
   client: ClusterClient,
   namespace: string,
   name: string,
-): Promise<{ hostnames: string[]; endpointPorts: ObservedEndpointPort[] }> {
-  const slices = await client.listEndpointSlices(namespace, name);
+  podReadiness = false,
+): Promise<PodEndpoints> {
+  return podEndpoints(await client.listEndpointSlices(namespace, name), podReadiness);
+}
+
+/** What {@link podEndpoints} reads from a headless Service's EndpointSlices. */
+export interface PodEndpoints {
+  readonly hostnames: string[];
+  readonly endpointPorts: ObservedEndpointPort[];
+  readonly hasReadyEndpoints?: false;
+  readonly notReadyHostnames?: string[];
+}
+
+/** {@link observePodEndpoints} from slices already listed. */
+export function podEndpoints(slices: readonly k8s.V1EndpointSlice[], podReadiness = false): PodEndpoints {
   // Every endpoint with a hostname, whatever its conditions: see ObservedService.hostnames.
-  const hostnames = sortedUnique(slices.flatMap((s) => (s.endpoints ?? []).map((e) => e.hostname ?? '')).filter((h) => h !== ''));
+  const endpoints = slices.flatMap((s) => s.endpoints ?? []).filter((e) => (e.hostname ?? '') !== '');
+  const hostnames = sortedUnique(endpoints.map((e) => e.hostname!));
+  const readyHostnames = new Set(endpoints.filter(isReady).map((e) => e.hostname!));
+  const notReady = hostnames.filter((h) => !readyHostnames.has(h));
   const ports = new Map<string, ObservedEndpointPort>();
   for (const slice of slices) {
     for (const p of slice.ports ?? []) {
@@ -55,7 +93,7 @@ export async function observePodEndpoints(
   const endpointPorts = [...ports.values()].sort(
     (a, b) => compareStrings(a.name, b.name) || a.port - b.port || compareStrings(a.protocol, b.protocol),
   );
-  return { hostnames, endpointPorts };
+  return { hostnames, endpointPorts, ...readiness(slices), ...(podReadiness && notReady.length > 0 ? { notReadyHostnames: notReady } : {}) };
 }
 
 /** A Service's pod selector, sorted; empty when it has none. */

@@ -61,6 +61,8 @@ export interface SynthOptions {
   readonly requestTimeoutMs?: number;
   /** Items per page when listing (small values exercise pagination). @default 500 */
   readonly pageSize?: number;
+  /** Above this many services of a target, its EndpointSlices are read in one list instead of one per service (small values exercise that path). @default 32 */
+  readonly perServiceSliceLists?: number;
   /**
    * `write` replaces dist/ and the lock; `plan` only reports what would change; `check` fails when
    * anything would; `observe` observes and compiles but writes only the lock (the first step of a sharded run). @default 'write'
@@ -190,6 +192,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
       ...(options.kubeconfig !== undefined ? { defaultKubeconfig: options.kubeconfig } : {}),
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
       ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+      ...(options.perServiceSliceLists !== undefined ? { perServiceSliceLists: options.perServiceSliceLists } : {}),
       onProgress: observationProgressPrinter(log, now),
     });
     const stale = observation.stale;

@@ -59,6 +59,17 @@ export interface ObservedService {
   readonly endpointPorts?: readonly ObservedEndpointPort[];
   /** The Service's pod selector, recorded only for a source's own `-global` members (sorted). */
   readonly selector?: Readonly<Record<string, string>>;
+  /**
+   * Whether any of its EndpointSlices has a ready endpoint: a boolean, never addresses, so pod churn
+   * stays out of git. Written only as `false` (no ready endpoint); absent means ready, which is also
+   * how locks from before this field read. A service with no EndpointSlice at all counts as ready.
+   */
+  readonly hasReadyEndpoints?: boolean;
+  /**
+   * Headless services only: the hostnames (of {@link hostnames}) whose endpoints are not ready, sorted.
+   * Recorded only while a link to this target sets `followPodReadiness`, and absent when every pod is ready.
+   */
+  readonly notReadyHostnames?: readonly string[];
 }
 
 /** Where a target's gateway receives multicluster traffic. */
@@ -68,6 +79,12 @@ export interface ObservedGateway {
   readonly port: number;
   /** TLS identity; absent when neither the Service nor the model gives one. */
   readonly identity?: string;
+}
+
+/** What synth's probe of a target's gateway found (see `gateway.probe` of the model). */
+export interface ObservedGatewayProbe {
+  /** `false` when every probe attempt failed (Linkerd's failure threshold reached). */
+  readonly alive: boolean;
 }
 
 /** What was observed of a cluster in its role as a link target. */
@@ -80,6 +97,8 @@ export interface TargetSnapshot {
   readonly missingExplicitExports: readonly string[];
   /** The gateway, or absent when it has no usable address yet. */
   readonly gateway?: ObservedGateway;
+  /** The gateway probe's verdict; recorded only when the target's `gateway.probe.mode` is `not-ready` and the probe failed. */
+  readonly gatewayProbe?: ObservedGatewayProbe;
 }
 
 /** A Service of a source cluster that is not ours and whose name a mirror could take. */

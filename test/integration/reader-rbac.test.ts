@@ -176,4 +176,42 @@ describe('reader RBAC written by synth, on real API servers', () => {
       ws.remove();
     }
   });
+
+  test('the readiness of exported services alone needs "list endpointslices" in a target; a link that opts out does not', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    // GIVEN paris exports no StatefulSet any more (only orders, an ordinary service), and its role lacks list endpointslices
+    await fleet.kubectl('paris', ['label', 'service', 'zk', '-n', 'default', 'mirror.linkerd.io/exported-']);
+    const role = generatedRole('paris');
+    const rules = role.rules.filter((r) => !r.resources.includes('endpointslices'));
+    assert.equal(rules.length, role.rules.length - 1);
+    try {
+      await fleet.kubectl('paris', ['apply', '--server-side', '--field-manager=gitops', '-f', '-'], JSON.stringify({ ...role, rules }));
+      // WHEN synth runs with the generated identity
+      const ws = new Workspace(defineFleet, tokenKubeconfig);
+      try {
+        const result = await ws.synth();
+        // THEN paris is stale: reading orders' EndpointSlices (its readiness) is denied
+        const paris = result.stale.find((s) => s.cluster === 'paris');
+        assert.ok(paris, `paris not stale: ${ws.logs.join('\n')}`);
+        assert.match(paris.error.message, /cluster "paris": list endpointslices of service default\/orders: permission denied: .*cannot list resource "endpointslices"/);
+      } finally {
+        ws.remove();
+      }
+      // AND with followServiceReadiness: false the same role observes paris
+      const optOut: FleetDefinition = (f) => {
+        new Link(f, 'london-from-paris', { source: new Cluster(f, 'london', { pinnedServiceIPRange: '10.96.0.0/24' }), target: new Cluster(f, 'paris'), followServiceReadiness: false });
+      };
+      const ws2 = new Workspace(optOut, tokenKubeconfig);
+      try {
+        const result = await ws2.synth();
+        assert.deepEqual(result.stale.map((s) => `${s.role} ${s.cluster}: ${s.error.message}`), []);
+        assert.ok(ws2.paths('london').includes('default/service-orders-paris.yaml'));
+      } finally {
+        ws2.remove();
+      }
+    } finally {
+      await restoreRoles();
+      await fleet.kubectl('paris', ['label', 'service', 'zk', '-n', 'default', 'mirror.linkerd.io/exported=true']);
+    }
+  });
 });

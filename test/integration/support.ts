@@ -85,6 +85,8 @@ export class Workspace {
 
 /** Whether every field of `expected` is present with the same value in `actual` (arrays: same length, element-wise). */
 export function assertSubset(actual: unknown, expected: unknown, path = ''): void {
+  // The API server stores an empty list and no list alike (an empty slice's `endpoints: []` reads back as null).
+  if (Array.isArray(expected) && expected.length === 0 && (actual === null || actual === undefined)) return;
   if (Array.isArray(expected)) {
     assert.ok(Array.isArray(actual), `${path}: expected an array`);
     assert.equal((actual as unknown[]).length, expected.length, `${path}: array length`);

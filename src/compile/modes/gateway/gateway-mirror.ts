@@ -31,7 +31,17 @@ export interface GatewayMirrorProps {
   readonly remoteFqName: string;
   /** A ClusterIP pinned at compile time (per-pod mirrors). @default allocated by the API server */
   readonly clusterIP?: string;
+  /**
+   * What the endpoints say: `ready` gateway addresses; `not-ready` ones (Linkerd's form for a dead
+   * gateway: `notReadyAddresses`, slices `ready: false`); or `empty` (Linkerd's form for a target
+   * service without ready endpoints: Endpoints without subsets, slices without endpoints).
+   * @default 'ready'
+   */
+  readonly endpoints?: MirrorEndpoints;
 }
+
+/** The three forms of a gateway mirror's endpoints; see {@link GatewayMirrorProps.endpoints}. */
+export type MirrorEndpoints = 'ready' | 'not-ready' | 'empty';
 
 /** A gateway-mode mirror: Service + Endpoints + one EndpointSlice per address family. */
 export class GatewayMirror extends Construct {
@@ -55,6 +65,11 @@ export class GatewayMirror extends Construct {
     if (gateway.identity) endpointAnnotations[REMOTE_GATEWAY_IDENTITY_ANNOTATION] = gateway.identity;
     // Port names are the join key between Service and endpoints; every port goes to the gateway port.
     const gatewayPorts = props.ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: gateway.port, protocol: p.protocol }));
+    const form = props.endpoints ?? 'ready';
+    const ready = form === 'ready';
+    const addressList = gatewayAddresses.map((ip) => ({ ip }));
+    // No subsets at all when empty, as Linkerd writes it (an empty list reads back as absent anyway).
+    const subsets = form === 'empty' ? {} : { subsets: [{ ...(ready ? { addresses: addressList } : { notReadyAddresses: addressList }), ports: gatewayPorts }] };
 
     new k8s.KubeEndpoints(this, 'endpoints', {
       metadata: {
@@ -64,7 +79,7 @@ export class GatewayMirror extends Construct {
         labels: { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' },
         annotations: endpointAnnotations,
       },
-      subsets: [{ addresses: gatewayAddresses.map((ip) => ({ ip })), ports: gatewayPorts }],
+      ...subsets,
     });
 
     for (const addressType of ['IPv4', 'IPv6'] as const) {
@@ -78,7 +93,8 @@ export class GatewayMirror extends Construct {
           annotations: endpointAnnotations,
         },
         addressType,
-        endpoints: addresses.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+        // The slices stay when empty (same names, nothing pruned and re-created when endpoints return).
+        endpoints: form === 'empty' ? [] : addresses.map((ip) => ({ addresses: [ip], conditions: { ready } })),
         ports: gatewayPorts,
       });
     }

@@ -2,7 +2,7 @@
 import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
-import { GatewayMirror } from './gateway-mirror.js';
+import { GatewayMirror, type MirrorEndpoints } from './gateway-mirror.js';
 
 /** The gateway-mode unit for `request`, or undefined (with a warning) when it cannot be built. */
 export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnostics): MirrorUnit | undefined {
@@ -27,6 +27,26 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
         ports: service.ports,
         gateway,
         remoteFqName: fqName,
+        endpoints: mirrorEndpoints(request),
       }),
   };
+}
+
+/**
+ * The endpoints of a gateway mirror: `empty` when its target service has no ready endpoint and the
+ * link follows service readiness (Linkerd empties them too; wins over the gateway's health), else
+ * {@link gatewayEndpoints}.
+ */
+export function mirrorEndpoints(request: MirrorRequest): MirrorEndpoints {
+  if (request.link.followServiceReadiness !== false && request.service.hasReadyEndpoints === false) return 'empty';
+  return gatewayEndpoints(request);
+}
+
+/**
+ * `not-ready` when the target asks synth's probe to decide (`gateway.probe.mode: not-ready`) and the
+ * last probe failed: Linkerd's form while it holds a gateway dead. Otherwise `ready`.
+ */
+export function gatewayEndpoints(request: Pick<MirrorRequest, 'target' | 'targetSnapshot'>): MirrorEndpoints {
+  const dead = request.target.gateway.probe?.mode === 'not-ready' && request.targetSnapshot.gatewayProbe?.alive === false;
+  return dead ? 'not-ready' : 'ready';
 }

@@ -60,7 +60,8 @@ export class HeadlessRootMirror extends Construct {
 
     new k8s.KubeEndpoints(this, 'endpoints', {
       metadata: { name, namespace, labels: { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' }, annotations },
-      subsets: [{ addresses: pods.map((p) => ({ hostname: p.hostname, ip: p.ip })), ports }],
+      // No pods (every one left out as not ready): no subsets, since a subset needs an address.
+      ...(pods.length > 0 ? { subsets: [{ addresses: pods.map((p) => ({ hostname: p.hostname, ip: p.ip })), ports }] } : {}),
     });
 
     for (const addressType of ['IPv4', 'IPv6'] as const) {

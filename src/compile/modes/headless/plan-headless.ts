@@ -12,6 +12,7 @@ import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import { perPodServiceName, remotePodFqName } from '../../names.js';
 import { GatewayMirror } from '../gateway/gateway-mirror.js';
+import { gatewayEndpoints } from '../gateway/plan-gateway.js';
 import { HeadlessRootMirror } from './headless-mirror.js';
 
 /** A per-pod mirrored headless service, as the `-global` Service of its source sees it. */
@@ -42,7 +43,9 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
   const meta = mirrorMetadata(request, diagnostics);
   if (!meta) return undefined;
   const { origin, name, fqName, labels, annotations } = meta;
-  const hostnames = service.hostnames ?? [];
+  // Following pod readiness (Linkerd's way), a pod none of whose endpoints is ready is left out.
+  const notReady = new Set(link.followPodReadiness === true ? (service.notReadyHostnames ?? []) : []);
+  const hostnames = (service.hostnames ?? []).filter((h) => !notReady.has(h));
   // Endpoints list container ports; without any (an unusual slice), the Service's own ports stand in.
   const endpointPorts = service.endpointPorts?.length
     ? service.endpointPorts
@@ -88,6 +91,8 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
           gateway,
           remoteFqName: podFqName,
           clusterIP: context.pinnedIP(service.namespace, pod.serviceName),
+          // A per-pod mirror follows the gateway's health but not the service's readiness (as in Linkerd).
+          endpoints: gatewayEndpoints(request),
         });
       }
     },

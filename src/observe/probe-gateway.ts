@@ -1,0 +1,96 @@
+/**
+ * Synth's one-off version of Linkerd's gateway probe (multicluster/service-mirror/probe_worker.go):
+ * `GET http://<address>:<mc-probe port><probe-path>`; a 200 answer means alive. Linkerd probes every
+ * period and marks the gateway dead after three failures in a row; synth makes at most that many
+ * attempts, one period apart, and stops at the first success. The only network I/O besides the
+ * cluster APIs; it never runs unless the model asks for it (`gateway.probe`).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type * as k8s from '@kubernetes/client-node';
+import {
+  DEFAULT_GATEWAY_PROBE_PERIOD_SECONDS,
+  GATEWAY_PROBE_FAILURE_THRESHOLD,
+  GATEWAY_PROBE_PATH_ANNOTATION,
+  GATEWAY_PROBE_PERIOD_ANNOTATION,
+  PROBE_PORT_NAME,
+} from '../contract/linkerd.js';
+
+/** Where and how often to probe, as read from the gateway Service. */
+export interface ProbePlan {
+  /** One URL per address probed. */
+  readonly urls: readonly string[];
+  /** Time between attempts, and the timeout of one request, in milliseconds. */
+  readonly periodMs: number;
+}
+
+/** The outcome of {@link probeGateway}. */
+export interface ProbeOutcome {
+  readonly alive: boolean;
+  /** Why the last attempt failed, per URL; empty when alive. */
+  readonly failures: readonly string[];
+  /** Whether some attempt got an HTTP answer (so the machine reaches the gateway, which answered wrongly). */
+  readonly answered: boolean;
+}
+
+/** Longest time one probe request may take, whatever the period says. */
+const MAX_REQUEST_MS = 10_000;
+
+/**
+ * The probe plan from the gateway Service's `mc-probe` port and probe annotations, or the reason
+ * there is none. `address` (`host:port`) replaces every gateway address and the port.
+ */
+export function probePlan(svc: k8s.V1Service | undefined, ips: readonly string[], address: string | undefined): ProbePlan | { problem: string } {
+  const annotations = svc?.metadata?.annotations ?? {};
+  const path = annotations[GATEWAY_PROBE_PATH_ANNOTATION];
+  if (!path) return { problem: `has no "${GATEWAY_PROBE_PATH_ANNOTATION}" annotation, so it cannot be probed` };
+  if (!path.startsWith('/') || /[\s#?]/.test(path)) return { problem: `has a "${GATEWAY_PROBE_PATH_ANNOTATION}" annotation ${JSON.stringify(path)} that is not a URL path, so it cannot be probed` };
+  const periodText = annotations[GATEWAY_PROBE_PERIOD_ANNOTATION];
+  const periodMs = periodText === undefined ? DEFAULT_GATEWAY_PROBE_PERIOD_SECONDS * 1000 : parsePeriod(periodText);
+  if (periodMs === undefined) return { problem: `has a "${GATEWAY_PROBE_PERIOD_ANNOTATION}" annotation ${JSON.stringify(periodText)} that is neither whole seconds nor a duration such as 3s` };
+  if (address !== undefined) return { urls: [`http://${address}${path}`], periodMs };
+  const port = svc?.spec?.ports?.find((p) => p.name === PROBE_PORT_NAME);
+  const number = svc?.spec?.type === 'NodePort' ? port?.nodePort : port?.port;
+  if (number === undefined) return { problem: `has no port named "${PROBE_PORT_NAME}", so it cannot be probed` };
+  if (ips.length === 0) return { problem: 'has no address to probe' };
+  return { urls: ips.map((ip) => `http://${ip.includes(':') ? `[${ip}]` : ip}:${number}${path}`), periodMs };
+}
+
+/** `3` (seconds) or a Go duration such as `3s`, `500ms`, `1m30s`, in milliseconds; undefined when neither. */
+export function parsePeriod(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(text)) return undefined;
+  let ms = 0;
+  for (const [, value, , unit] of text.matchAll(/(\d+(\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) ms += Number(value) * units[unit!]!;
+  return ms;
+}
+
+/** Probes until one URL answers 200, at most {@link GATEWAY_PROBE_FAILURE_THRESHOLD} attempts one period apart. */
+export async function probeGateway(plan: ProbePlan): Promise<ProbeOutcome> {
+  const timeoutMs = Math.min(Math.max(plan.periodMs, 1000), MAX_REQUEST_MS);
+  let answered = false;
+  let failures: string[] = [];
+  for (let attempt = 1; attempt <= GATEWAY_PROBE_FAILURE_THRESHOLD; attempt++) {
+    if (attempt > 1) await sleep(plan.periodMs);
+    failures = [];
+    for (const url of plan.urls) {
+      try {
+        const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+        await response.body?.cancel();
+        answered = true;
+        if (response.status === 200) return { alive: true, failures: [], answered };
+        failures.push(`${url} answered HTTP ${response.status}`);
+      } catch (e) {
+        failures.push(`${url}: ${describe(e, timeoutMs)}`);
+      }
+    }
+  }
+  return { alive: false, failures, answered };
+}
+
+function describe(e: unknown, timeoutMs: number): string {
+  const name = (e as { name?: string })?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
+  return (cause?.code ?? cause?.message ?? (e instanceof Error ? e.message : String(e))).replace(/\s+/g, ' ');
+}
