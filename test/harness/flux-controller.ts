@@ -60,6 +60,11 @@ export interface FluxControllerProps {
   readonly branch?: string;
 }
 
+export interface PublishOptions {
+  /** Announce this digest instead of the tarball's (to see the controller refuse it). @default the tarball's sha256 */
+  readonly digest?: string;
+}
+
 export interface WaitOptions {
   /** Also wait until the controller handled the reconcile request with this token ({@link FluxController.requestReconcile}). @default none */
   readonly handled?: string;
@@ -78,7 +83,7 @@ export interface FluxController {
    * tarball (same files → same bytes → same revision), served on 127.0.0.1, its URL, revision and
    * sha256 digest written to `status.artifact`. Returns the revision.
    */
-  publish(root: string, paths: readonly string[]): Promise<string>;
+  publish(root: string, paths: readonly string[], options?: PublishOptions): Promise<string>;
   /** The live Kustomization `name` in the controller's namespace. */
   kustomization(name: string): Promise<LiveKustomization>;
   /**
@@ -87,6 +92,8 @@ export interface FluxController {
    * status and the controller's log tail when the deadline passes or the controller exits.
    */
   waitForReady(name: string, revision: string, options?: WaitOptions): Promise<LiveKustomization>;
+  /** Polls until `done` holds for Kustomization `name`; throws like {@link waitForReady} (`what` names the wait in the message). */
+  waitFor(name: string, what: string, done: (k: LiveKustomization) => boolean, timeoutMs?: number): Promise<LiveKustomization>;
   /** Asks the controller to reconcile `name` now (the `reconcile.fluxcd.io/requestedAt` annotation, as `flux reconcile` sets it). */
   requestReconcile(name: string, token: string): Promise<void>;
   /** Last `lines` lines of the controller log. */
@@ -239,7 +246,7 @@ class Controller implements FluxController {
     return this.fleet.kubectl(this.cluster, args, input);
   }
 
-  async publish(root: string, paths: readonly string[]): Promise<string> {
+  async publish(root: string, paths: readonly string[], options: PublishOptions = {}): Promise<string> {
     const body = await deterministicTarball(root, paths);
     const sha256 = createHash('sha256').update(body).digest('hex');
     // A Git source's revision is `<branch>@sha1:<commit>`: the tarball's sha1 stands in for the commit.
@@ -251,7 +258,7 @@ class Controller implements FluxController {
     await this.kubectl(['patch', 'gitrepository', this.sourceName, '-n', this.namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({
       status: {
         observedGeneration: generation,
-        artifact: { path: artifactPath, url, revision, digest: `sha256:${sha256}`, lastUpdateTime: now, size: body.length },
+        artifact: { path: artifactPath, url, revision, digest: options.digest ?? `sha256:${sha256}`, lastUpdateTime: now, size: body.length },
         conditions: [{ type: 'Ready', status: 'True', reason: 'Succeeded', message: `stored artifact for revision '${revision}'`, observedGeneration: generation, lastTransitionTime: now }],
       },
     })]);
@@ -263,8 +270,18 @@ class Controller implements FluxController {
     return JSON.parse(await this.kubectl(['get', KUSTOMIZATION_RESOURCE, name, '-n', this.namespace, '-o', 'json'])) as LiveKustomization;
   }
 
-  async waitForReady(name: string, revision: string, options: WaitOptions = {}): Promise<LiveKustomization> {
-    const timeoutMs = options.timeoutMs ?? READY_TIMEOUT_MS;
+  waitForReady(name: string, revision: string, options: WaitOptions = {}): Promise<LiveKustomization> {
+    const what = `apply ${revision}${options.handled ? ` (request ${options.handled})` : ''} and become Ready`;
+    return this.waitFor(name, what, (k) => {
+      const ready = k.status?.conditions?.find((c) => c.type === 'Ready');
+      return ready?.status === 'True' &&
+        k.status?.lastAppliedRevision === revision &&
+        k.status.observedGeneration === k.metadata.generation &&
+        (options.handled === undefined || k.status.lastHandledReconcileAt === options.handled);
+    }, options.timeoutMs);
+  }
+
+  async waitFor(name: string, what: string, done: (k: LiveKustomization) => boolean, timeoutMs = READY_TIMEOUT_MS): Promise<LiveKustomization> {
     const deadline = Date.now() + timeoutMs;
     let last: LiveKustomization | undefined;
     let lastError = '';
@@ -274,21 +291,13 @@ class Controller implements FluxController {
       }
       try {
         last = await this.kustomization(name);
-        const ready = last.status?.conditions?.find((c) => c.type === 'Ready');
-        if (
-          ready?.status === 'True' &&
-          last.status?.lastAppliedRevision === revision &&
-          last.status.observedGeneration === last.metadata.generation &&
-          (options.handled === undefined || last.status.lastHandledReconcileAt === options.handled)
-        ) {
-          return last;
-        }
+        if (done(last)) return last;
       } catch (e) {
         lastError = (e as Error).message;
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `Kustomization ${this.namespace}/${name} in ${this.cluster} did not apply ${revision}${options.handled ? ` (request ${options.handled})` : ''} and become Ready within ${Math.round(timeoutMs / 1000)}s; ` +
+          `Kustomization ${this.namespace}/${name} in ${this.cluster} did not ${what} within ${Math.round(timeoutMs / 1000)}s; ` +
           `last status: ${JSON.stringify(last?.status ?? lastError)}\nartifact requests: ${this.server.requests.slice(-5).join(', ')}\n--- ${this.logFile} (tail) ---\n${this.logTail(30)}`,
         );
       }

@@ -240,4 +240,28 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
       await fleet!.clusters.rome!.start();
     }
   });
+  test('the checks have teeth: an artifact whose digest does not match is refused and changes nothing', async (t) => {
+    if (!ws) return t.skip(skip ?? 'no fleet');
+    const london = flux.get('london')!;
+    const before = await managed('london');
+    const appliedBefore = (await london.kustomization(FLUX_KUSTOMIZATION_NAME)).status?.lastAppliedRevision;
+    // GIVEN a new revision in which london gets fee-paris
+    await applyService(fleet!, 'paris', 'shop', 'fee', { app: 'fee', ...GATEWAY });
+    assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
+    // WHEN it is announced with a wrong digest
+    const revision = await london.publish(ws.dir, ['dist'], { digest: `sha256:${'0'.repeat(64)}` });
+    // THEN the controller refuses it: Ready=False ArtifactFailed, still at the old revision, nothing applied
+    // (a refused artifact is not an attempted revision: lastAttemptedRevision stays too)
+    const refused = await london.waitFor(FLUX_KUSTOMIZATION_NAME, 'refuse the artifact', (k) =>
+      k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False' && c.reason === 'ArtifactFailed') === true);
+    assert.match(refused.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /computed digest doesn't match/);
+    assert.equal(refused.status?.lastAppliedRevision, appliedBefore);
+    assert.notEqual(revision, appliedBefore);
+    assert.deepEqual(await managed('london'), before);
+    // AND the same revision announced correctly is applied
+    assert.equal(await london.publish(ws.dir, ['dist']), revision);
+    await london.requestReconcile(FLUX_KUSTOMIZATION_NAME, 'correct-digest');
+    await assertSynced('london', await london.waitForReady(FLUX_KUSTOMIZATION_NAME, revision, { handled: 'correct-digest' }));
+    assert.ok((await managed('london')).has('Service/shop/fee-paris'));
+  });
 });
