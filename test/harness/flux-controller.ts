@@ -327,8 +327,15 @@ async function installCrds(fleet: KubeFleet, cluster: string, dir: string): Prom
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
   for (const f of files) await fleet.kubectl(cluster, ['apply', '--server-side', '--field-manager=flux-controller-harness', '-f', path.join(dir, f)]);
   const names = files.map((f) => f.replace(/\.yaml$/, '').split('_').reverse().join('.'));
+  // Polled rather than `kubectl wait`, which fails while a new CRD has no status conditions yet.
+  const deadline = Date.now() + START_TIMEOUT_MS;
   for (const name of names) {
-    await fleet.kubectl(cluster, ['wait', '--for=condition=Established', '--timeout=300s', `crd/${name}`]);
+    for (;;) {
+      const conditions = JSON.parse(await fleet.kubectl(cluster, ['get', 'crd', name, '-o', 'jsonpath={.status.conditions}']) || '[]') as FluxCondition[];
+      if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (Date.now() > deadline) throw new FluxControllerUnavailableError(`CRD ${name} in ${cluster} never became Established`);
+      await sleep(POLL_MS);
+    }
   }
   for (const needed of [KUSTOMIZATION_RESOURCE, GITREPOSITORY_RESOURCE]) {
     if (!names.includes(needed)) throw new FluxControllerUnavailableError(`${dir} has no CRD for ${needed}`);
