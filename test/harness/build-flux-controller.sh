@@ -11,8 +11,7 @@
 #
 # Why a wrapper module: `go install github.com/fluxcd/kustomize-controller@v1.9.6` is refused because
 # its go.mod has replace directives. A module that requires it and repeats those replaces builds it.
-# v1.9.6 is the newest that builds here: v1.10.x needs Go 1.27 and dependency versions the module
-# proxy refuses.
+# v1.9.6 is the newest that builds with Go 1.26: v1.10.x requires Go >= 1.27.
 set -euo pipefail
 
 need_assets() {
