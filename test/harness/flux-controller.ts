@@ -1,7 +1,7 @@
 /**
  * flux-controller: Flux's real kustomize-controller reconciling in one cluster of a kube-fleet.
  *
- * No source-controller runs (it cannot be built here, see README.md). kustomize-controller needs
+ * No source-controller runs (the issue found it does not build from Go modules here). kustomize-controller needs
  * only a source object whose `status.artifact` names a tarball it can download and whose digest
  * matches, so the harness plays source-controller's part: it serves tarballs of a folder from an
  * HTTP server on 127.0.0.1 and writes the GitRepository's `status.artifact` through the status
