@@ -238,8 +238,11 @@ function untrackDir(d: string): void {
 
 interface ExitInfo { code: number | null; signal: NodeJS.Signals | null }
 
-/** A long-running child (etcd or kube-apiserver) writing to a log file, in its own process group. */
-class ManagedProcess {
+/**
+ * A long-running child (etcd, kube-apiserver, or another harness's controller) writing to a log
+ * file, in its own process group, killed with the fleet's exit hooks and watchdog.
+ */
+export class ManagedProcess {
   private child: ChildProcess | undefined;
   private exitPromise: Promise<ExitInfo> | undefined;
   lastExit: ExitInfo | undefined;
