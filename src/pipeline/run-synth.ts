@@ -222,7 +222,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const before = readCommittedTree(outDir);
   try {
     const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before) };
-    const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'));
+    const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'), before);
     warnings.push(...result.warnings);
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = result.snapshot;

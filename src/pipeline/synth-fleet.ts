@@ -51,9 +51,10 @@ export interface CompiledTree {
 /**
  * Compiles `spec` from `snapshot` and renders every cluster folder.
  * @param onCompiled called between compiling and rendering (stage timing). @default none
+ * @param previous the output as committed now, whose text an unchanged file reuses (memory only). @default none
  * @throws CompileError when the fleet cannot be compiled; nothing is rendered then
  */
-export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void): CompiledTree {
+export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>): CompiledTree {
   const planned = planFleet(spec, snapshot, options);
   const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
   onCompiled?.();
@@ -66,7 +67,13 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     // One source's constructs at a time, in an app of its own: they are garbage once its files are
     // rendered, so a large fleet's memory is bounded by its largest source.
     const charts = [...(plan ? [sourceChart(new App({ outdir: 'unused' }), plan)] : []), ...(readerRbac.get(cluster) ?? [])];
-    for (const [rel, content] of renderClusterFiles(charts)) tree.set(`${cluster}/${rel}`, content);
+    for (const [rel, content] of renderClusterFiles(charts)) {
+      const key = `${cluster}/${rel}`;
+      // An unchanged file keeps the text already read from disk, so the new copy is garbage at once
+      // (a no-change run of a large fleet would otherwise hold every file twice).
+      const old = previous?.get(key);
+      tree.set(key, old === content ? old : content);
+    }
   }
   return { tree, snapshot: pinned, warnings: planned.warnings };
 }
