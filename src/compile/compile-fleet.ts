@@ -22,6 +22,7 @@ import { MAX_SERVICE_NAME_LENGTH, perPodServiceName } from './names.js';
 import { selectMirrors, type ModedRequest } from './select-mirrors.js';
 import { SourceChart } from './source-chart.js';
 import { serviceNameProblem } from '../util/k8s-names.js';
+import { checkTrustAnchors } from './trust-anchors/check-trust-anchors.js';
 
 /** What compile produced. */
 export interface CompileResult {
@@ -38,6 +39,8 @@ export interface CompileResult {
    * and the previous ones of every other source, untouched. Sorted by source, then `namespace/name`.
    */
   readonly pinnedServiceIPs: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Lines `plan` shows besides the file changes (e.g. each link's trust-anchor check). */
+  readonly planRows: readonly string[];
 }
 
 /** Options of {@link compileFleet}. */
@@ -55,6 +58,8 @@ export interface CompileOptions {
    * the name. @default none known
    */
   readonly previousOwners?: Readonly<Record<string, Readonly<Record<string, string>>>> | PreviousOwnerLookup;
+  /** The time trust-root expiry is measured from (compile reads no clock). @default no expiry warnings */
+  readonly now?: Date;
 }
 
 /** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
@@ -67,7 +72,11 @@ export type PreviousOwnerLookup = (source: string, key: string) => string | unde
 export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions = {}): CompileResult {
   const diagnostics = new Diagnostics();
   const sources = sortedUnique(fleet.links.map((l) => l.source)).filter((s) => !options.sources || options.sources.has(s));
-  const plans = sources.map((source) => planSource(source, fleet, snapshot, diagnostics, options));
+  // A link whose clusters share no trust root is left out (or is an error, with strict); the others compile.
+  const compiledLinks = { ...fleet, links: fleet.links.filter((l) => sources.includes(l.source)) };
+  const trust = checkTrustAnchors(compiledLinks, snapshot, { strict: options.strict ?? false, ...(options.now ? { now: options.now } : {}) }, diagnostics);
+  const trusted: FleetSpec = trust.failedLinks.size === 0 ? fleet : { ...fleet, links: fleet.links.filter((l) => !trust.failedLinks.has(l.path)) };
+  const plans = sources.map((source) => planSource(source, trusted, snapshot, diagnostics, options));
   if (diagnostics.errors.length > 0) throw new CompileError(diagnostics.errors);
   const charts = plans.map((plan) => new SourceChart(scope, plan.source, plan));
   const requirements = plans.flatMap((plan) => plan.requirements);
@@ -76,7 +85,7 @@ export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: Fleet
     if (Object.keys(plan.pinnedIPs).length > 0) pinned[plan.source] = plan.pinnedIPs;
     else delete pinned[plan.source];
   }
-  return { charts, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned) };
+  return { charts, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned), planRows: trust.planRows };
 }
 
 interface SourcePlan {

@@ -76,3 +76,8 @@ export const LINKERD_CONTROL_PLANE_NAMESPACE = 'linkerd';
 export function credentialsSecretName(cluster: string): string {
   return `cluster-credentials-${cluster}`;
 }
+
+/** ConfigMap in the control plane namespace holding the PEM bundle of the cluster's identity trust roots (trust anchors). */
+export const TRUST_ROOTS_CONFIGMAP = 'linkerd-identity-trust-roots';
+/** Data key of {@link TRUST_ROOTS_CONFIGMAP} holding the PEM bundle. */
+export const TRUST_ROOTS_BUNDLE_KEY = 'ca-bundle.crt';

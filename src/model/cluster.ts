@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_TRUST_DOMAIN } from '../contract/linkerd.js';
+import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_TRUST_DOMAIN, LINKERD_CONTROL_PLANE_NAMESPACE } from '../contract/linkerd.js';
 import type { ClusterSpec } from './fleet-spec.js';
 import type { LabelSelector } from './label-selector.js';
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from './link.js';
@@ -69,7 +69,18 @@ export interface ClusterProps {
   readonly serviceCidrs?: readonly string[];
   /** This cluster's pod CIDRs; when it is a link source, a target gateway address inside them is rejected. @default none declared */
   readonly podCidrs?: readonly string[];
+  /**
+   * Namespace of this cluster's Linkerd control plane, where observation reads the trust roots
+   * (ConfigMap `linkerd-identity-trust-roots`) for the shared trust-anchor check of its links.
+   * @default 'linkerd'
+   */
+  readonly controlPlaneNamespace?: string;
+  /** A trust root of this cluster that expires within this many days is a warning. @default 30 */
+  readonly trustRootExpiryWarningDays?: number;
 }
+
+/** Default of {@link ClusterProps.trustRootExpiryWarningDays}. */
+export const DEFAULT_TRUST_ROOT_EXPIRY_WARNING_DAYS = 30;
 
 /** A Kubernetes cluster of the fleet. */
 export class Cluster extends Construct {
@@ -112,6 +123,8 @@ export class Cluster extends Construct {
       ...(this.props.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: this.props.pinnedServiceIPRange } : {}),
       ...(this.props.serviceCidrs !== undefined ? { serviceCidrs: [...this.props.serviceCidrs] } : {}),
       ...(this.props.podCidrs !== undefined ? { podCidrs: [...this.props.podCidrs] } : {}),
+      controlPlaneNamespace: this.props.controlPlaneNamespace ?? LINKERD_CONTROL_PLANE_NAMESPACE,
+      trustRootExpiryWarningDays: this.props.trustRootExpiryWarningDays ?? DEFAULT_TRUST_ROOT_EXPIRY_WARNING_DAYS,
     };
   }
 }

@@ -47,6 +47,10 @@ export interface ClusterSpec {
   readonly serviceCidrs?: readonly string[];
   /** Declared pod CIDRs; absent when none declared. Gateway addresses of linked targets must lie outside them. */
   readonly podCidrs?: readonly string[];
+  /** Namespace of the Linkerd control plane: where the trust roots ConfigMap is read. */
+  readonly controlPlaneNamespace: string;
+  /** A trust root of this cluster expiring within this many days is a warning. */
+  readonly trustRootExpiryWarningDays: number;
 }
 
 /** Namespace filter of a link; names may use `*` as a wildcard. */

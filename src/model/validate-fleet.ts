@@ -106,6 +106,9 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
         if (p) problems.push(`${where}: ${field} entry ${p}; give the cluster's CIDR blocks, e.g. ['${example}']`);
       }
     }
+    if (dnsLabelProblem(spec.controlPlaneNamespace)) problems.push(`${where}: controlPlaneNamespace ${dnsLabelProblem(spec.controlPlaneNamespace)}`);
+    const days = spec.trustRootExpiryWarningDays;
+    if (!(typeof days === 'number' && Number.isInteger(days) && days >= 0)) problems.push(`${where}: trustRootExpiryWarningDays ${JSON.stringify(days)} is not a whole number of days (0 or more)`);
     if (spec.name === GLOBAL_SERVICE_SUFFIX) {
       problems.push(`${where}: a cluster cannot be named "${GLOBAL_SERVICE_SUFFIX}": its mirrors "<svc>-${GLOBAL_SERVICE_SUFFIX}" would clash with the aggregated "<svc>-${GLOBAL_SERVICE_SUFFIX}" Services; rename the cluster`);
     }

@@ -35,6 +35,7 @@ import {
   type ObservedGateway,
   type ObservedPort,
   type ObservedService,
+  type ObservedTrustRoot,
   type PinnedRangeService,
   type SourceSnapshot,
   type TargetSnapshot,
@@ -111,11 +112,19 @@ export const observedGatewaySchema = z.strictObject({
   identity: checked<string>((v) => dns1123SubdomainProblem(v, 'gateway identity')).optional(),
 });
 
+/** A trust root: a SHA-256 fingerprint, a subject and an expiry; nothing else of the certificate. */
+export const observedTrustRootSchema = z.strictObject({
+  fingerprint: checked<string>((v) => (typeof v === 'string' && /^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/.test(v) ? undefined : `${quote(v)} is not a SHA-256 fingerprint (32 upper-case hex pairs joined by ":")`)),
+  subject: checked<string>((v) => (typeof v === 'string' && v.length <= 1024 && !/[\u0000-\u001f]/.test(v) ? undefined : `${quote(v)} is not a certificate subject (one line, at most 1024 characters)`)),
+  notAfter: timestamp,
+});
+
 const targetSnapshot = z.strictObject({
   selectors: z.array(text('a label selector')),
   services: z.array(observedServiceSchema),
   missingExplicitExports: z.array(namespacedName),
   gateway: observedGatewaySchema.optional(),
+  trustRoots: z.array(observedTrustRootSchema).optional(),
 });
 
 /** A Service of a source that a mirror's name could take. */
@@ -132,6 +141,7 @@ const sourceSnapshot = z.strictObject({
   federatedSelector: text('a label selector').optional(),
   federatedMembers: z.array(observedServiceSchema).optional(),
   managedNamespaces: z.array(namespace).optional(),
+  trustRoots: z.array(observedTrustRootSchema).optional(),
 });
 
 /** The whole lock file. */
@@ -202,6 +212,7 @@ const schemaCoversSnapshot: [
   SameKeys<ObservedEndpointPort, Element<NonNullable<z.infer<typeof observedServiceSchema>['endpointPorts']>>>,
   SameKeys<ForeignService, z.infer<typeof foreignServiceSchema>>,
   SameKeys<PinnedRangeService, z.infer<typeof pinnedRangeServiceSchema>>,
+  SameKeys<ObservedTrustRoot, z.infer<typeof observedTrustRootSchema>>,
   SameKeys<StaleSince, NonNullable<z.infer<typeof fleetSnapshotSchema>['staleSince']>>,
-] = [true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true];
 void schemaCoversSnapshot;

@@ -62,6 +62,19 @@ export interface ObservedGateway {
   readonly identity?: string;
 }
 
+/**
+ * One trust root (trust anchor) of a cluster's Linkerd identity, as read from its
+ * `linkerd-identity-trust-roots` ConfigMap. Only these three facts are kept: never the certificate.
+ */
+export interface ObservedTrustRoot {
+  /** SHA-256 of the certificate's DER encoding, as upper-case hex pairs joined by `:` (what `openssl x509 -fingerprint -sha256` prints). */
+  readonly fingerprint: string;
+  /** The subject's distinguished name, its parts joined by `, ` (e.g. `CN=root.linkerd.cluster.local`). */
+  readonly subject: string;
+  /** End of validity, ISO 8601 in UTC (`2027-01-31T12:00:00.000Z`). */
+  readonly notAfter: string;
+}
+
 /** What was observed of a cluster in its role as a link target. */
 export interface TargetSnapshot {
   /** The label selectors (query form, sorted) whose services this snapshot holds. */
@@ -72,6 +85,8 @@ export interface TargetSnapshot {
   readonly missingExplicitExports: readonly string[];
   /** The gateway, or absent when it has no usable address yet. */
   readonly gateway?: ObservedGateway;
+  /** The cluster's Linkerd trust roots, sorted by fingerprint; absent when not found (or in locks from before the trust-anchor check). */
+  readonly trustRoots?: readonly ObservedTrustRoot[];
 }
 
 /** A Service of a source cluster that is not ours and whose name a mirror could take. */
@@ -109,6 +124,8 @@ export interface SourceSnapshot {
    * flap (created, then pruned because they now exist). Sorted; absent when none.
    */
   readonly managedNamespaces?: readonly string[];
+  /** The cluster's Linkerd trust roots, sorted by fingerprint; absent when not found (or in locks from before the trust-anchor check). */
+  readonly trustRoots?: readonly ObservedTrustRoot[];
 }
 
 /** The whole observation; maps are sorted by cluster name. */
