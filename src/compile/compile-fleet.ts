@@ -70,7 +70,7 @@ export type PreviousOwnerLookup = (source: string, key: string) => string | unde
  * @throws CompileError listing every error; nothing is rendered then
  */
 export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions = {}): CompileResult {
-  const diagnostics = new Diagnostics();
+  const diagnostics = new Diagnostics(options.strict ?? false);
   const sources = sortedUnique(fleet.links.map((l) => l.source)).filter((s) => !options.sources || options.sources.has(s));
   // A link whose clusters share no trust root is left out (or is an error, with strict); the others compile.
   const compiledLinks = { ...fleet, links: fleet.links.filter((l) => sources.includes(l.source)) };
@@ -85,7 +85,7 @@ export function compileFleet(scope: Construct, fleet: FleetSpec, snapshot: Fleet
     if (Object.keys(plan.pinnedIPs).length > 0) pinned[plan.source] = plan.pinnedIPs;
     else delete pinned[plan.source];
   }
-  return { charts, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned), planRows: trust.planRows };
+  return { charts, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned), planRows: [...trust.planRows, ...diagnostics.notes] };
 }
 
 interface SourcePlan {

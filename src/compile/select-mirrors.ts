@@ -42,7 +42,7 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     if (selectorMatches(link.remoteDiscoverySelector, service.labels)) {
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
     } else if (service.explicit || selectorMatches(link.selector, service.labels)) {
-      requests.push({ link, target, targetSnapshot, service, mode: gatewayModeOf(service, source, link, diagnostics) });
+      requests.push({ link, target, targetSnapshot, service, mode: gatewayModeOf(service, source, target, link, diagnostics) });
     }
   }
   if (requests.some((r) => r.mode !== 'remote-discovery') && !targetSnapshot.gateway) {
@@ -56,8 +56,13 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
  * Linkerd; without hostnames (a Deployment, or a StatefulSet whose serviceName differs) it becomes an
  * ordinary gateway mirror. Per-pod mirrors need the source to declare where their IPs are pinned.
  */
-function gatewayModeOf(service: ObservedService, source: ClusterSpec, link: LinkSpec, diagnostics: Diagnostics): MirrorMode {
+function gatewayModeOf(service: ObservedService, source: ClusterSpec, target: ClusterSpec, link: LinkSpec, diagnostics: Diagnostics): MirrorMode {
   if (!service.headless || (service.hostnames ?? []).length === 0) return 'gateway';
+  if (target.gateway.kind === 'generic') {
+    // A generic gateway reserves a port per service, not per pod: the service is mirrored as a whole.
+    diagnostics.warn(`${link.source}: ${link.target}/${service.namespace}/${service.name} is a headless service with pod hostnames, but "${link.target}" has a generic gateway (a port per service, not per pod), so it is mirrored as one gateway Service instead of per pod`);
+    return 'gateway';
+  }
   if (source.pinnedServiceIPRange === undefined) {
     diagnostics.warn(
       `${link.source}: ${link.target}/${service.namespace}/${service.name} is a headless service with pod hostnames, but cluster "${link.source}" declares no pinnedServiceIPRange, ` +

@@ -14,8 +14,21 @@ export interface ClusterAccess {
   readonly context?: string;
 }
 
-/** Where to find the cluster's Linkerd multicluster gateway, with optional fixed values. */
+/** Which gateway receives the cluster's multicluster traffic: Linkerd's, or any other (see README, "A gateway that need not be Linkerd's"). */
+export type GatewayKind = 'linkerd' | 'generic';
+
+/** Where to find the cluster's multicluster gateway, with optional fixed values. */
 export interface GatewayProps {
+  /**
+   * `linkerd`: Linkerd's gateway (one port, identity verified by the proxies). `generic`: any
+   * gateway that reserves one port per service (a TCP gateway, or an ingress routing by SNI or
+   * host); each mirror points at the gateway on its service's port, taken from `servicePorts` or
+   * the service's `mirrorc.io/gateway-port` annotation, and carries no gateway identity.
+   * @default 'linkerd'
+   */
+  readonly kind?: GatewayKind;
+  /** Generic gateways only: the gateway port of each exported service, keyed `namespace/name`. @default none: each service's `mirrorc.io/gateway-port` annotation */
+  readonly servicePorts?: Readonly<Record<string, number>>;
   /** Namespace of the gateway Service. @default 'linkerd-multicluster' */
   readonly namespace?: string;
   /** Name of the gateway Service. @default 'linkerd-gateway' */
@@ -114,6 +127,8 @@ export class Cluster extends Construct {
       trustDomain: this.props.trustDomain ?? DEFAULT_TRUST_DOMAIN,
       localFederatedSelector: this.props.localFederatedSelector ?? DEFAULT_FEDERATED_SERVICE_SELECTOR,
       gateway: {
+        ...(gw.kind !== undefined ? { kind: gw.kind } : {}),
+        ...(gw.servicePorts !== undefined ? { servicePorts: { ...gw.servicePorts } } : {}),
         namespace: gw.namespace ?? DEFAULT_GATEWAY_NAMESPACE,
         name: gw.name ?? DEFAULT_GATEWAY_NAME,
         ...(gw.addresses !== undefined ? { addresses: [...gw.addresses] } : {}),

@@ -15,6 +15,10 @@ export interface ClusterAccessSpec {
 
 /** Where a target's gateway is and what it is called, plus any fixed overrides. */
 export interface GatewaySpec {
+  /** Linkerd's gateway (absent: the default), or a generic one with a port per service. */
+  readonly kind?: 'linkerd' | 'generic';
+  /** Generic gateways: the gateway port of each exported service, keyed `namespace/name`; absent when none declared. */
+  readonly servicePorts?: Readonly<Record<string, number>>;
   /** Namespace of the gateway Service. */
   readonly namespace: string;
   /** Name of the gateway Service. */

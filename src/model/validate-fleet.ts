@@ -88,6 +88,16 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     if (gw.port !== undefined && !(Number.isInteger(gw.port) && gw.port >= 1 && gw.port <= 65535)) {
       problems.push(`${where}: gateway.port ${gw.port} is not a port number (1-65535)`);
     }
+    if (gw.kind !== undefined && gw.kind !== 'linkerd' && gw.kind !== 'generic') problems.push(`${where}: gateway.kind ${JSON.stringify(gw.kind)} is not 'linkerd' or 'generic'`);
+    if (gw.servicePorts !== undefined) {
+      if (gw.kind !== 'generic') problems.push(`${where}: gateway.servicePorts is set, but only a generic gateway (gateway.kind: 'generic') has a port per service`);
+      for (const [key, port] of Object.entries(gw.servicePorts)) {
+        const [ns, name, ...rest] = key.split('/');
+        if (rest.length > 0 || dnsLabelProblem(ns ?? '') || dnsLabelProblem(name ?? '')) problems.push(`${where}: gateway.servicePorts key ${JSON.stringify(key)} is not "namespace/name" of a Service`);
+        if (!(Number.isInteger(port) && port >= 1 && port <= 65535)) problems.push(`${where}: gateway.servicePorts["${key}"] ${port} is not a port number (1-65535)`);
+      }
+    }
+    if (gw.kind === 'generic' && gw.identity !== undefined) problems.push(`${where}: gateway.identity is set, but a generic gateway has no Linkerd identity; remove it, or use kind 'linkerd'`);
     if (gw.addresses !== undefined) {
       if (gw.addresses.length === 0) problems.push(`${where}: gateway.addresses is empty; leave it out to read the gateway Service instead`);
       for (const a of gw.addresses) if (typeof a !== 'string' || a.trim() === '') problems.push(`${where}: gateway.addresses has an empty entry`);

@@ -133,7 +133,10 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       const lastGateway = previous.targets[name]?.gateway;
       for (const problem of observed.gatewayProblems) warnings.push(`cluster "${name}": ${problem}`);
       warnings.push(...(observed.skipped ?? []));
-      snapshot = checkedGateway(name, snapshot, lastGateway, linkingSourceRanges(fleet, name), warnings);
+      // A gateway switched to kind 'generic' has no identity by design: that is no downgrade to refuse.
+      const { identity: _identity, ...lastWithoutIdentity } = lastGateway ?? { addresses: [], port: 0 };
+      const lastToCompare = lastGateway && clusters.get(name)?.gateway.kind === 'generic' ? lastWithoutIdentity : lastGateway;
+      snapshot = checkedGateway(name, snapshot, lastToCompare, linkingSourceRanges(fleet, name), warnings);
       if (!snapshot.gateway && lastGateway) {
         snapshot = { ...snapshot, gateway: lastGateway };
         warnings.push(`cluster "${name}": keeping the last known gateway ${lastGateway.addresses.join(',')}:${lastGateway.port} for its gateway-mode mirrors`);
