@@ -221,7 +221,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const before = readCommittedTree(outDir);
   try {
     const app = new App({ outdir: outDir });
-    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), now: now() };
+    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), now: new Date(compileStarted) };
     const result = compileFleet(app, spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation);
     warnings.push(...result.warnings);
     planRows = result.planRows;
