@@ -109,10 +109,10 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   for (const link of fleet.links.filter((l) => l.source === source)) {
     const flat: MirrorUnit[] = [];
     for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
-      const ns = request.service.namespace;
+      const ns = request.placement?.namespace ?? request.service.namespace;
       if (sourceSnapshot && !sourceSnapshot.namespaces.includes(ns)) {
         if (!link.createMissingNamespaces) {
-          diagnostics.warn(`${source}: namespace "${ns}" does not exist, so ${request.link.target}/${ns}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`);
+          diagnostics.warn(`${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`);
           continue;
         }
         namespaces.add(ns);

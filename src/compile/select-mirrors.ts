@@ -5,6 +5,7 @@ import type { FleetSnapshot, ObservedService } from '../observe/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { namespaceSelected } from './namespace-filter.js';
+import { mirrorPlacement } from './mirror-placement.js';
 
 /** The mirroring modes selection decides between (contract §2.2, §2.3, §2.5). */
 export type MirrorMode = 'gateway' | 'remote-discovery' | 'headless';
@@ -40,9 +41,12 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   for (const service of targetSnapshot.services) {
     if (!namespaceSelected(link.namespaces, service.namespace)) continue;
     if (selectorMatches(link.remoteDiscoverySelector, service.labels)) {
+      mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics); // warns: not applicable
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
     } else if (service.explicit || selectorMatches(link.selector, service.labels)) {
-      requests.push({ link, target, targetSnapshot, service, mode: gatewayModeOf(service, source, target, link, diagnostics) });
+      const mode = gatewayModeOf(service, source, target, link, diagnostics);
+      const placement = mirrorPlacement(link, fleet, service, mode, diagnostics);
+      requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}) });
     }
   }
   if (requests.some((r) => r.mode !== 'remote-discovery') && !targetSnapshot.gateway) {

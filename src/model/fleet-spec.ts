@@ -100,6 +100,8 @@ export interface LinkSpec {
   readonly createMissingNamespaces: boolean;
   /** Every service this link mirrors per pod joins the source's `<svc>-global` Service. */
   readonly globalServices: boolean;
+  /** Target namespace → source namespace of its gateway-mode mirrors; absent when none. */
+  readonly namespaceMap?: Readonly<Record<string, string>>;
 }
 
 /** A target service exported by name, for services that cannot carry the export label. */
@@ -109,6 +111,8 @@ export interface ExplicitExportSpec {
   readonly name: string;
   /** Construct path, for messages. */
   readonly path: string;
+  /** Mirror name (before `-<target>`) and/or namespace in the sources; absent: the service's own. */
+  readonly mirrorAs?: { readonly name?: string; readonly namespace?: string };
 }
 
 /** The whole fleet, each list sorted. */

@@ -94,6 +94,12 @@ export interface LinkProps {
    * @default false
    */
   readonly globalServices?: boolean;
+  /**
+   * Mirror the gateway-mode services of a target namespace into another source namespace, e.g.
+   * `{ shop: 'shop-paris' }`. `remote-svc-fq-name` and every data-plane field still name the original.
+   * @default each mirror in its service's own namespace
+   */
+  readonly namespaceMap?: Readonly<Record<string, string>>;
 }
 
 /** `source` mirrors the services that `target` exports (Linkerd's Link, compiled statically). */
@@ -142,6 +148,7 @@ export class Link extends Construct {
       },
       createMissingNamespaces: this.props.createMissingNamespaces ?? false,
       globalServices: this.props.globalServices ?? false,
+      ...(this.props.namespaceMap !== undefined ? { namespaceMap: { ...this.props.namespaceMap } } : {}),
     };
   }
 }

@@ -166,6 +166,12 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       }
     }
     problems.push(...allowListProblems(where, spec));
+    for (const [from, to] of Object.entries(spec.namespaceMap ?? {})) {
+      for (const [what, ns] of [['key', from], ['value', to]] as const) {
+        const p = dnsLabelProblem(ns);
+        if (p) problems.push(`${where}: namespaceMap ${what} ${p}`);
+      }
+    }
     for (const [field, names] of [['namespaces.include', spec.namespaces.include], ['namespaces.exclude', spec.namespaces.exclude]] as const) {
       for (const n of names) {
         if (!NAMESPACE_PATTERN.test(n) || n.length > 63) problems.push(`${where}: ${field} entry "${n}" is not a namespace name or pattern ('*' is the only wildcard)`);
@@ -189,6 +195,8 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     const nameProblem = dnsLabelProblem(spec.name);
     if (nameProblem) problems.push(`${where}: service name ${nameProblem}`);
     if (!targets.has(spec.cluster)) problems.push(`${where}: no link has "${spec.cluster}" as its target, so ${spec.namespace}/${spec.name} would never be mirrored; add a Link or remove the export`);
+    if (spec.mirrorAs?.name !== undefined && dnsLabelProblem(spec.mirrorAs.name)) problems.push(`${where}: mirrorAs.name ${dnsLabelProblem(spec.mirrorAs.name)}`);
+    if (spec.mirrorAs?.namespace !== undefined && dnsLabelProblem(spec.mirrorAs.namespace)) problems.push(`${where}: mirrorAs.namespace ${dnsLabelProblem(spec.mirrorAs.namespace)}`);
     const key = `${spec.cluster}/${spec.namespace}/${spec.name}`;
     const dup = seenExports.get(key);
     if (dup) problems.push(`${where}: ${key} is already exported by ${dup.node.path}`);

@@ -23,16 +23,16 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
   }
   const meta = mirrorMetadata(request, diagnostics);
   if (!meta) return undefined;
-  const { origin, name, fqName, labels, annotations } = meta;
+  const { origin, name, namespace, fqName, labels, annotations } = meta;
   return {
     source: link.source,
-    namespace: service.namespace,
+    namespace,
     origin,
     mode: 'gateway',
     serviceNames: [name],
     render: (scope) =>
-      new GatewayMirror(scope, `${service.namespace}.${name}`, {
-        namespace: service.namespace,
+      new GatewayMirror(scope, `${namespace}.${name}`, {
+        namespace,
         name,
         labels,
         annotations,
