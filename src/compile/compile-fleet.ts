@@ -23,6 +23,8 @@ import { selectMirrors, type ModedRequest } from './select-mirrors.js';
 import { SourceChart } from './source-chart.js';
 import { serviceNameProblem } from '../util/k8s-names.js';
 import { checkTrustAnchors } from './trust-anchors/check-trust-anchors.js';
+import { planMcsImports } from './modes/mcs/plan-mcs.js';
+import type { MirrorRequest } from './mirror-unit.js';
 
 /** What compile produced. */
 export interface CompileResult {
@@ -106,6 +108,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const planned: MirrorUnit[] = [];
   const requirements: SecretRequirement[] = [];
   const flatNeeds = new Map<string, string[]>();
+  const mcsRequests: MirrorRequest[] = [];
   for (const link of fleet.links.filter((l) => l.source === source)) {
     const flat: MirrorUnit[] = [];
     for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
@@ -117,6 +120,11 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
         }
         namespaces.add(ns);
       }
+      // MCS links: gateway-mode services become ServiceImports, planned across links below.
+      if (link.mcs && request.mode === 'gateway') {
+        mcsRequests.push(request);
+        continue;
+      }
       const unit = planMirror(request, diagnostics);
       if (!unit) continue;
       planned.push(unit);
@@ -124,6 +132,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     }
     flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
   }
+  planned.push(...planMcsImports(source, mcsRequests, diagnostics));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
   const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
   planned.push(...federated.units);

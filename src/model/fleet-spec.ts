@@ -102,6 +102,8 @@ export interface LinkSpec {
   readonly globalServices: boolean;
   /** Target namespace → source namespace of its gateway-mode mirrors; absent when none. */
   readonly namespaceMap?: Readonly<Record<string, string>>;
+  /** Gateway-mode services become MCS ServiceImports and EndpointSlices instead of Linkerd mirrors; absent: false. */
+  readonly mcs?: true;
 }
 
 /** A target service exported by name, for services that cannot carry the export label. */

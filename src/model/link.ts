@@ -100,6 +100,13 @@ export interface LinkProps {
    * @default each mirror in its service's own namespace
    */
   readonly namespaceMap?: Readonly<Record<string, string>>;
+  /**
+   * Write Multi-Cluster Services API objects instead of Linkerd mirrors for this link's gateway-mode
+   * services: a `ServiceImport` per service (shared by every MCS link of the source) and one
+   * EndpointSlice per exporting cluster (see README, "MCS-API output").
+   * @default false
+   */
+  readonly mcs?: boolean;
 }
 
 /** `source` mirrors the services that `target` exports (Linkerd's Link, compiled statically). */
@@ -149,6 +156,7 @@ export class Link extends Construct {
       createMissingNamespaces: this.props.createMissingNamespaces ?? false,
       globalServices: this.props.globalServices ?? false,
       ...(this.props.namespaceMap !== undefined ? { namespaceMap: { ...this.props.namespaceMap } } : {}),
+      ...(this.props.mcs === true ? { mcs: true } : {}),
     };
   }
 }
