@@ -15,6 +15,8 @@
  *   (a port per service: default/tiles on 31001 from this file, default/geo on 31002 from its
  *   mirrorc.io/gateway-port annotation); london mirrors lyon's geo under the name maps-lyon
  *   (a renamed export: its data plane still names geo.default).
+ * - London imports oslo's services through the Multi-Cluster Services API (mcs: true): a
+ *   ServiceImport default/search and an EndpointSlice for oslo, sent to oslo's TCP gateway on 30443.
  * - synth also writes the Argo CD and Flux manifests that sync dist/ into delivery/.
  */
 import { Cluster, ExplicitExport, GitOpsDelivery, Link, type Fleet } from '../src/index.js';
@@ -25,6 +27,8 @@ export default function defineFleet(fleet: Fleet): void {
   new Link(fleet, 'london-from-paris', { source: london, target: paris });
   const lyon = new Cluster(fleet, 'lyon', { gateway: { kind: 'generic', namespace: 'ingress', name: 'tcp-gateway', servicePorts: { 'default/tiles': 31001 } } });
   new Link(fleet, 'london-from-lyon', { source: london, target: lyon });
+  const oslo = new Cluster(fleet, 'oslo', { gateway: { kind: 'generic', namespace: 'ingress', name: 'tcp-gateway', servicePorts: { 'default/search': 30443 } } });
+  new Link(fleet, 'london-from-oslo', { source: london, target: oslo, mcs: true });
   new ExplicitExport(fleet, 'geo-as-maps', { cluster: lyon, namespace: 'default', name: 'geo', mirrorAs: { name: 'maps' } });
 
   const east = new Cluster(fleet, 'east');
