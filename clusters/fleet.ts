@@ -11,14 +11,25 @@
  * - us, eu and ap each run a 3-replica ZooKeeper StatefulSet (coord/zookeeper, headless, labelled
  *   mirror.linkerd.io/exported=true and mirrorc.io/global=true) and link each other: every cluster
  *   gets per-pod mirrors of the others' replicas and coord/zookeeper-global listing all nine.
+ * - London also mirrors lyon, whose traffic enters through a TCP gateway that is not Linkerd's
+ *   (a port per service: default/tiles on 31001 from this file, default/geo on 31002 from its
+ *   mirrorc.io/gateway-port annotation); london mirrors lyon's geo under the name maps-lyon
+ *   (a renamed export: its data plane still names geo.default).
+ * - London imports oslo's services through the Multi-Cluster Services API (mcs: true): a
+ *   ServiceImport default/search and an EndpointSlice for oslo, sent to oslo's TCP gateway on 30443.
  * - synth also writes the Argo CD and Flux manifests that sync dist/ into delivery/.
  */
-import { Cluster, GitOpsDelivery, Link, type Fleet } from '../src/index.js';
+import { Cluster, ExplicitExport, GitOpsDelivery, Link, type Fleet } from '../src/index.js';
 
 export default function defineFleet(fleet: Fleet): void {
   const london = new Cluster(fleet, 'london');
   const paris = new Cluster(fleet, 'paris');
   new Link(fleet, 'london-from-paris', { source: london, target: paris });
+  const lyon = new Cluster(fleet, 'lyon', { gateway: { kind: 'generic', namespace: 'ingress', name: 'tcp-gateway', servicePorts: { 'default/tiles': 31001 } } });
+  new Link(fleet, 'london-from-lyon', { source: london, target: lyon });
+  const oslo = new Cluster(fleet, 'oslo', { gateway: { kind: 'generic', namespace: 'ingress', name: 'tcp-gateway', servicePorts: { 'default/search': 30443 } } });
+  new Link(fleet, 'london-from-oslo', { source: london, target: oslo, mcs: true });
+  new ExplicitExport(fleet, 'geo-as-maps', { cluster: lyon, namespace: 'default', name: 'geo', mirrorAs: { name: 'maps' } });
 
   const east = new Cluster(fleet, 'east');
   const west = new Cluster(fleet, 'west');

@@ -22,6 +22,9 @@ import { MAX_SERVICE_NAME_LENGTH, perPodServiceName } from './names.js';
 import { selectMirrors, type ModedRequest } from './select-mirrors.js';
 import { SourceChart } from './source-chart.js';
 import { serviceNameProblem } from '../util/k8s-names.js';
+import { checkTrustAnchors } from './trust-anchors/check-trust-anchors.js';
+import { planMcsImports } from './modes/mcs/plan-mcs.js';
+import type { MirrorRequest } from './mirror-unit.js';
 
 /** What compile produced. */
 export interface CompileResult {
@@ -38,6 +41,8 @@ export interface CompileResult {
    * and the previous ones of every other source, untouched. Sorted by source, then `namespace/name`.
    */
   readonly pinnedServiceIPs: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Lines `plan` shows besides the file changes (e.g. each link's trust-anchor check). */
+  readonly planRows: readonly string[];
 }
 
 /** Options of {@link compileFleet}. */
@@ -55,6 +60,8 @@ export interface CompileOptions {
    * the name. @default none known
    */
   readonly previousOwners?: Readonly<Record<string, Readonly<Record<string, string>>>> | PreviousOwnerLookup;
+  /** The time trust-root expiry is measured from (compile reads no clock). @default no expiry warnings */
+  readonly now?: Date;
 }
 
 /** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
@@ -82,9 +89,13 @@ export interface FleetPlan extends Omit<CompileResult, 'charts'> {
  * @throws CompileError listing every error
  */
 export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions = {}): FleetPlan {
-  const diagnostics = new Diagnostics();
+  const diagnostics = new Diagnostics(options.strict ?? false);
   const sources = sortedUnique(fleet.links.map((l) => l.source)).filter((s) => !options.sources || options.sources.has(s));
-  const plans = sources.map((source) => planSource(source, fleet, snapshot, diagnostics, options));
+  // A link whose clusters share no trust root is left out (or is an error, with strict); the others compile.
+  const compiledLinks = { ...fleet, links: fleet.links.filter((l) => sources.includes(l.source)) };
+  const trust = checkTrustAnchors(compiledLinks, snapshot, { strict: options.strict ?? false, ...(options.now ? { now: options.now } : {}) }, diagnostics);
+  const trusted: FleetSpec = trust.failedLinks.size === 0 ? fleet : { ...fleet, links: fleet.links.filter((l) => !trust.failedLinks.has(l.path)) };
+  const plans = sources.map((source) => planSource(source, trusted, snapshot, diagnostics, options));
   if (diagnostics.errors.length > 0) throw new CompileError(diagnostics.errors);
   const requirements = plans.flatMap((plan) => plan.requirements);
   const pinned: Record<string, Readonly<Record<string, string>>> = { ...(snapshot.pinnedServiceIPs ?? {}) };
@@ -92,7 +103,7 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
     if (Object.keys(plan.pinnedIPs).length > 0) pinned[plan.source] = plan.pinnedIPs;
     else delete pinned[plan.source];
   }
-  return { plans, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned) };
+  return { plans, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned), planRows: [...trust.planRows, ...diagnostics.notes] };
 }
 
 /** The chart of one planned source, under `scope`. */
@@ -119,16 +130,22 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const planned: MirrorUnit[] = [];
   const requirements: SecretRequirement[] = [];
   const flatNeeds = new Map<string, string[]>();
+  const mcsRequests: MirrorRequest[] = [];
   for (const link of fleet.links.filter((l) => l.source === source)) {
     const flat: MirrorUnit[] = [];
     for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
-      const ns = request.service.namespace;
+      const ns = request.placement?.namespace ?? request.service.namespace;
       if (sourceSnapshot && !sourceSnapshot.namespaces.includes(ns)) {
         if (!link.createMissingNamespaces) {
-          diagnostics.warn(`${source}: namespace "${ns}" does not exist, so ${request.link.target}/${ns}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`);
+          diagnostics.warn(`${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`);
           continue;
         }
         namespaces.add(ns);
+      }
+      // MCS links: gateway-mode services become ServiceImports, planned across links below.
+      if (link.mcs && request.mode === 'gateway') {
+        mcsRequests.push(request);
+        continue;
       }
       const unit = planMirror(request, diagnostics);
       if (!unit) continue;
@@ -137,6 +154,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     }
     flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
   }
+  planned.push(...planMcsImports(source, mcsRequests, diagnostics));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
   const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
   planned.push(...federated.units);

@@ -4,6 +4,11 @@
 export class Diagnostics {
   public readonly errors: string[] = [];
   public readonly warnings: string[] = [];
+  /** Facts `plan` shows besides file changes (e.g. a generic gateway's port of each mirror). */
+  public readonly notes: string[] = [];
+
+  /** @param strict whether a problem of one mirror ({@link skip}) is an error rather than a skip */
+  constructor(private readonly strict = false) {}
 
   public error(message: string): void {
     this.errors.push(message);
@@ -11,6 +16,17 @@ export class Diagnostics {
 
   public warn(message: string): void {
     this.warnings.push(message);
+  }
+
+  /** A row for `plan`. */
+  public note(row: string): void {
+    this.notes.push(row);
+  }
+
+  /** A problem of one mirror: with strict an error; otherwise a warning that `outcome` (e.g. "x is skipped") while the other mirrors are updated. */
+  public skip(message: string, outcome: string): void {
+    if (this.strict) this.error(message);
+    else this.warn(`${message}; ${outcome}, the other mirrors are updated (--strict makes this an error)`);
   }
 }
 

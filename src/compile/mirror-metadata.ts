@@ -11,8 +11,10 @@ import { mirrorServiceName, remoteFqName } from './names.js';
 export interface MirrorMetadata {
   /** `target/namespace/service`, for messages. */
   readonly origin: string;
-  /** `<svc>-<target>`. */
+  /** `<svc>-<target>`, or the renamed mirror's name. */
   readonly name: string;
+  /** The source namespace of the mirror: the service's, or the relocated one. */
+  readonly namespace: string;
   /** `<svc>.<ns>.svc.<target domain>`. */
   readonly fqName: string;
   readonly labels: Record<string, string>;
@@ -31,7 +33,8 @@ export function mirrorMetadata(request: MirrorRequest, diagnostics: Diagnostics)
   const fqName = remoteFqName(service.name, service.namespace, target.clusterDomain);
   return {
     origin,
-    name: mirrorServiceName(service.name, target.name),
+    name: request.placement?.name ?? mirrorServiceName(service.name, target.name),
+    namespace: request.placement?.namespace ?? service.namespace,
     fqName,
     labels: {
       ...copiedLabels(service.labels, link),

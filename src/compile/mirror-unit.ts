@@ -13,6 +13,15 @@ export interface MirrorRequest {
   readonly target: ClusterSpec;
   readonly targetSnapshot: TargetSnapshot;
   readonly service: ObservedService;
+  /** Where a renamed or relocated export is mirrored (gateway mode); absent: `<svc>-<target>` in the service's namespace. */
+  readonly placement?: MirrorPlacement;
+}
+
+/** The final namespace and name of a renamed or relocated mirror. */
+export interface MirrorPlacement {
+  readonly namespace: string;
+  /** The final mirror Service name, `<name>-<target>`. */
+  readonly name: string;
 }
 
 /** The objects one mirrored service becomes in one source cluster. */

@@ -5,6 +5,7 @@ import type { FleetSnapshot, ObservedService } from '../snapshot/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { namespaceSelected } from './namespace-filter.js';
+import { mirrorPlacement } from './mirror-placement.js';
 
 /** The mirroring modes selection decides between (contract §2.2, §2.3, §2.5). */
 export type MirrorMode = 'gateway' | 'remote-discovery' | 'headless';
@@ -40,9 +41,12 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   for (const service of targetSnapshot.services) {
     if (!namespaceSelected(link.namespaces, service.namespace)) continue;
     if (selectorMatches(link.remoteDiscoverySelector, service.labels)) {
+      mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics); // warns: not applicable
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
     } else if (service.explicit || selectorMatches(link.selector, service.labels)) {
-      requests.push({ link, target, targetSnapshot, service, mode: gatewayModeOf(service, source, link, diagnostics) });
+      const mode = gatewayModeOf(service, source, target, link, diagnostics);
+      const placement = mirrorPlacement(link, fleet, service, mode, diagnostics);
+      requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}) });
     }
   }
   if (requests.some((r) => r.mode !== 'remote-discovery') && !targetSnapshot.gateway) {
@@ -56,8 +60,13 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
  * Linkerd; without hostnames (a Deployment, or a StatefulSet whose serviceName differs) it becomes an
  * ordinary gateway mirror. Per-pod mirrors need the source to declare where their IPs are pinned.
  */
-function gatewayModeOf(service: ObservedService, source: ClusterSpec, link: LinkSpec, diagnostics: Diagnostics): MirrorMode {
+function gatewayModeOf(service: ObservedService, source: ClusterSpec, target: ClusterSpec, link: LinkSpec, diagnostics: Diagnostics): MirrorMode {
   if (!service.headless || (service.hostnames ?? []).length === 0) return 'gateway';
+  if (target.gateway.kind === 'generic') {
+    // A generic gateway reserves a port per service, not per pod: the service is mirrored as a whole.
+    diagnostics.warn(`${link.source}: ${link.target}/${service.namespace}/${service.name} is a headless service with pod hostnames, but "${link.target}" has a generic gateway (a port per service, not per pod), so it is mirrored as one gateway Service instead of per pod`);
+    return 'gateway';
+  }
   if (source.pinnedServiceIPRange === undefined) {
     diagnostics.warn(
       `${link.source}: ${link.target}/${service.namespace}/${service.name} is a headless service with pod hostnames, but cluster "${link.source}" declares no pinnedServiceIPRange, ` +

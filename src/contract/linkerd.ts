@@ -87,3 +87,7 @@ export const GATEWAY_PROBE_PERIOD_ANNOTATION = 'mirror.linkerd.io/probe-period';
 export const GATEWAY_PROBE_FAILURE_THRESHOLD = 3;
 /** Linkerd's default probe period, in seconds. */
 export const DEFAULT_GATEWAY_PROBE_PERIOD_SECONDS = 3;
+/** ConfigMap in the control plane namespace holding the PEM bundle of the cluster's identity trust roots (trust anchors). */
+export const TRUST_ROOTS_CONFIGMAP = 'linkerd-identity-trust-roots';
+/** Data key of {@link TRUST_ROOTS_CONFIGMAP} holding the PEM bundle. */
+export const TRUST_ROOTS_BUNDLE_KEY = 'ca-bundle.crt';

@@ -24,3 +24,8 @@ export const GLOBAL_SERVICE_SUFFIX = 'global';
 export const OBSERVER_NAME = 'mirrorc-observer';
 /** Namespace of the synth identity's ServiceAccount (written as a Namespace object too). */
 export const OBSERVER_NAMESPACE = 'mirrorc-system';
+/**
+ * On an exported Service of a target whose gateway is generic (not Linkerd's): the gateway port
+ * reserved for this service, e.g. `"31001"`; its mirror's endpoints point at the gateway on that port.
+ */
+export const GATEWAY_PORT_ANNOTATION = 'mirrorc.io/gateway-port';

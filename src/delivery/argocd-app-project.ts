@@ -22,6 +22,7 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: '', kind: 'Service' },
   { group: '', kind: 'ServiceAccount' },
   { group: 'discovery.k8s.io', kind: 'EndpointSlice' },
+  { group: 'multicluster.x-k8s.io', kind: 'ServiceImport' },
 ];
 
 /** The AppProject: the Applications of the ApplicationSet may deploy nothing else, anywhere else. */

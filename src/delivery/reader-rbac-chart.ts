@@ -31,6 +31,7 @@ export class ReaderRbacChart extends Chart {
       rules: observationRules({ source: cluster.source, target: cluster.target }).map((r) => ({
         apiGroups: [...r.apiGroups],
         resources: [...r.resources],
+        ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}),
         verbs: [...r.verbs],
       })),
     });

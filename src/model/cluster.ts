@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_TRUST_DOMAIN } from '../contract/linkerd.js';
+import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_TRUST_DOMAIN, LINKERD_CONTROL_PLANE_NAMESPACE } from '../contract/linkerd.js';
 import type { ClusterSpec } from './fleet-spec.js';
 import type { LabelSelector } from './label-selector.js';
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from './link.js';
@@ -14,8 +14,21 @@ export interface ClusterAccess {
   readonly context?: string;
 }
 
-/** Where to find the cluster's Linkerd multicluster gateway, with optional fixed values. */
+/** Which gateway receives the cluster's multicluster traffic: Linkerd's, or any other (see README, "A gateway that need not be Linkerd's"). */
+export type GatewayKind = 'linkerd' | 'generic';
+
+/** Where to find the cluster's multicluster gateway, with optional fixed values. */
 export interface GatewayProps {
+  /**
+   * `linkerd`: Linkerd's gateway (one port, identity verified by the proxies). `generic`: any
+   * gateway that reserves one port per service (a TCP gateway, or an ingress routing by SNI or
+   * host); each mirror points at the gateway on its service's port, taken from `servicePorts` or
+   * the service's `mirrorc.io/gateway-port` annotation, and carries no gateway identity.
+   * @default 'linkerd'
+   */
+  readonly kind?: GatewayKind;
+  /** Generic gateways only: the gateway port of each exported service, keyed `namespace/name`. @default none: each service's `mirrorc.io/gateway-port` annotation */
+  readonly servicePorts?: Readonly<Record<string, number>>;
   /** Namespace of the gateway Service. @default 'linkerd-multicluster' */
   readonly namespace?: string;
   /** Name of the gateway Service. @default 'linkerd-gateway' */
@@ -92,7 +105,18 @@ export interface ClusterProps {
   readonly serviceCidrs?: readonly string[];
   /** This cluster's pod CIDRs; when it is a link source, a target gateway address inside them is rejected. @default none declared */
   readonly podCidrs?: readonly string[];
+  /**
+   * Namespace of this cluster's Linkerd control plane, where observation reads the trust roots
+   * (ConfigMap `linkerd-identity-trust-roots`) for the shared trust-anchor check of its links.
+   * @default 'linkerd'
+   */
+  readonly controlPlaneNamespace?: string;
+  /** A trust root of this cluster that expires within this many days is a warning. @default 30 */
+  readonly trustRootExpiryWarningDays?: number;
 }
+
+/** Default of {@link ClusterProps.trustRootExpiryWarningDays}. */
+export const DEFAULT_TRUST_ROOT_EXPIRY_WARNING_DAYS = 30;
 
 /** A Kubernetes cluster of the fleet. */
 export class Cluster extends Construct {
@@ -126,6 +150,8 @@ export class Cluster extends Construct {
       trustDomain: this.props.trustDomain ?? DEFAULT_TRUST_DOMAIN,
       localFederatedSelector: this.props.localFederatedSelector ?? DEFAULT_FEDERATED_SERVICE_SELECTOR,
       gateway: {
+        ...(gw.kind !== undefined ? { kind: gw.kind } : {}),
+        ...(gw.servicePorts !== undefined ? { servicePorts: { ...gw.servicePorts } } : {}),
         namespace: gw.namespace ?? DEFAULT_GATEWAY_NAMESPACE,
         name: gw.name ?? DEFAULT_GATEWAY_NAME,
         ...(gw.addresses !== undefined ? { addresses: [...gw.addresses] } : {}),
@@ -136,6 +162,8 @@ export class Cluster extends Construct {
       ...(this.props.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: this.props.pinnedServiceIPRange } : {}),
       ...(this.props.serviceCidrs !== undefined ? { serviceCidrs: [...this.props.serviceCidrs] } : {}),
       ...(this.props.podCidrs !== undefined ? { podCidrs: [...this.props.podCidrs] } : {}),
+      controlPlaneNamespace: this.props.controlPlaneNamespace ?? LINKERD_CONTROL_PLANE_NAMESPACE,
+      trustRootExpiryWarningDays: this.props.trustRootExpiryWarningDays ?? DEFAULT_TRUST_ROOT_EXPIRY_WARNING_DAYS,
     };
   }
 }

@@ -12,6 +12,21 @@ export interface ExplicitExportProps {
   readonly namespace: string;
   /** Name of the service. */
   readonly name: string;
+  /**
+   * Mirror it in every source under another name and/or namespace: `<mirrorAs.name>-<target>` in
+   * namespace `mirrorAs.namespace`. Gateway mode only; `remote-svc-fq-name` and every data-plane
+   * field still name the original service.
+   * @default the service's own name and namespace
+   */
+  readonly mirrorAs?: MirrorAs;
+}
+
+/** Where a renamed or relocated export is mirrored in the sources. */
+export interface MirrorAs {
+  /** The mirror's name before the `-<target>` suffix. @default the service's name */
+  readonly name?: string;
+  /** The source namespace of the mirror. @default the service's namespace (or the link's namespaceMap) */
+  readonly namespace?: string;
 }
 
 /**
@@ -38,6 +53,13 @@ export class ExplicitExport extends Construct {
 
   /** The export as plain data. */
   public toSpec(): ExplicitExportSpec {
-    return { cluster: this.props.cluster?.name, namespace: this.props.namespace, name: this.props.name, path: this.node.path };
+    const as = this.props.mirrorAs;
+    return {
+      cluster: this.props.cluster?.name,
+      namespace: this.props.namespace,
+      name: this.props.name,
+      path: this.node.path,
+      ...(as !== undefined ? { mirrorAs: { ...(as.name !== undefined ? { name: as.name } : {}), ...(as.namespace !== undefined ? { namespace: as.namespace } : {}) } } : {}),
+    };
   }
 }

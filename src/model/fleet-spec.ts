@@ -15,6 +15,10 @@ export interface ClusterAccessSpec {
 
 /** Where a target's gateway is and what it is called, plus any fixed overrides. */
 export interface GatewaySpec {
+  /** Linkerd's gateway (absent: the default), or a generic one with a port per service. */
+  readonly kind?: 'linkerd' | 'generic';
+  /** Generic gateways: the gateway port of each exported service, keyed `namespace/name`; absent when none declared. */
+  readonly servicePorts?: Readonly<Record<string, number>>;
   /** Namespace of the gateway Service. */
   readonly namespace: string;
   /** Name of the gateway Service. */
@@ -57,6 +61,10 @@ export interface ClusterSpec {
   readonly serviceCidrs?: readonly string[];
   /** Declared pod CIDRs; absent when none declared. Gateway addresses of linked targets must lie outside them. */
   readonly podCidrs?: readonly string[];
+  /** Namespace of the Linkerd control plane: where the trust roots ConfigMap is read. */
+  readonly controlPlaneNamespace: string;
+  /** A trust root of this cluster expiring within this many days is a warning. */
+  readonly trustRootExpiryWarningDays: number;
 }
 
 /** Namespace filter of a link; names may use `*` as a wildcard. */
@@ -106,6 +114,10 @@ export interface LinkSpec {
   readonly followServiceReadiness?: boolean;
   /** `true`: not-ready StatefulSet pods are left out of per-pod mirrors and `-global`; absent means `false`. */
   readonly followPodReadiness?: boolean;
+  /** Target namespace → source namespace of its gateway-mode mirrors; absent when none. */
+  readonly namespaceMap?: Readonly<Record<string, string>>;
+  /** Gateway-mode services become MCS ServiceImports and EndpointSlices instead of Linkerd mirrors; absent: false. */
+  readonly mcs?: true;
 }
 
 /** A target service exported by name, for services that cannot carry the export label. */
@@ -115,6 +127,8 @@ export interface ExplicitExportSpec {
   readonly name: string;
   /** Construct path, for messages. */
   readonly path: string;
+  /** Mirror name (before `-<target>`) and/or namespace in the sources; absent: the service's own. */
+  readonly mirrorAs?: { readonly name?: string; readonly namespace?: string };
 }
 
 /** The whole fleet, each list sorted. */

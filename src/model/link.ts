@@ -110,6 +110,19 @@ export interface LinkProps {
    * @default false
    */
   readonly followPodReadiness?: boolean;
+  /**
+   * Mirror the gateway-mode services of a target namespace into another source namespace, e.g.
+   * `{ shop: 'shop-paris' }`. `remote-svc-fq-name` and every data-plane field still name the original.
+   * @default each mirror in its service's own namespace
+   */
+  readonly namespaceMap?: Readonly<Record<string, string>>;
+  /**
+   * Write Multi-Cluster Services API objects instead of Linkerd mirrors for this link's gateway-mode
+   * services: a `ServiceImport` per service (shared by every MCS link of the source) and one
+   * EndpointSlice per exporting cluster (see README, "MCS-API output").
+   * @default false
+   */
+  readonly mcs?: boolean;
 }
 
 /** `source` mirrors the services that `target` exports (Linkerd's Link, compiled statically). */
@@ -161,6 +174,8 @@ export class Link extends Construct {
       // Written only when not the default, so specs (and their tests) of existing fleets stay as they were.
       ...(this.props.followServiceReadiness === false ? { followServiceReadiness: false } : {}),
       ...(this.props.followPodReadiness === true ? { followPodReadiness: true } : {}),
+      ...(this.props.namespaceMap !== undefined ? { namespaceMap: { ...this.props.namespaceMap } } : {}),
+      ...(this.props.mcs === true ? { mcs: true } : {}),
     };
   }
 }

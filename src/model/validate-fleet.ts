@@ -88,6 +88,16 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     if (gw.port !== undefined && !(Number.isInteger(gw.port) && gw.port >= 1 && gw.port <= 65535)) {
       problems.push(`${where}: gateway.port ${gw.port} is not a port number (1-65535)`);
     }
+    if (gw.kind !== undefined && gw.kind !== 'linkerd' && gw.kind !== 'generic') problems.push(`${where}: gateway.kind ${JSON.stringify(gw.kind)} is not 'linkerd' or 'generic'`);
+    if (gw.servicePorts !== undefined) {
+      if (gw.kind !== 'generic') problems.push(`${where}: gateway.servicePorts is set, but only a generic gateway (gateway.kind: 'generic') has a port per service`);
+      for (const [key, port] of Object.entries(gw.servicePorts)) {
+        const [ns, name, ...rest] = key.split('/');
+        if (rest.length > 0 || dnsLabelProblem(ns ?? '') || dnsLabelProblem(name ?? '')) problems.push(`${where}: gateway.servicePorts key ${JSON.stringify(key)} is not "namespace/name" of a Service`);
+        if (!(Number.isInteger(port) && port >= 1 && port <= 65535)) problems.push(`${where}: gateway.servicePorts["${key}"] ${port} is not a port number (1-65535)`);
+      }
+    }
+    if (gw.kind === 'generic' && gw.identity !== undefined) problems.push(`${where}: gateway.identity is set, but a generic gateway has no Linkerd identity; remove it, or use kind 'linkerd'`);
     if (gw.addresses !== undefined) {
       if (gw.addresses.length === 0) problems.push(`${where}: gateway.addresses is empty; leave it out to read the gateway Service instead`);
       for (const a of gw.addresses) if (typeof a !== 'string' || a.trim() === '') problems.push(`${where}: gateway.addresses has an empty entry`);
@@ -110,6 +120,9 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
         if (p) problems.push(`${where}: ${field} entry ${p}; give the cluster's CIDR blocks, e.g. ['${example}']`);
       }
     }
+    if (dnsLabelProblem(spec.controlPlaneNamespace)) problems.push(`${where}: controlPlaneNamespace ${dnsLabelProblem(spec.controlPlaneNamespace)}`);
+    const days = spec.trustRootExpiryWarningDays;
+    if (!(typeof days === 'number' && Number.isInteger(days) && days >= 0)) problems.push(`${where}: trustRootExpiryWarningDays ${JSON.stringify(days)} is not a whole number of days (0 or more)`);
     if (spec.name === GLOBAL_SERVICE_SUFFIX) {
       problems.push(`${where}: a cluster cannot be named "${GLOBAL_SERVICE_SUFFIX}": its mirrors "<svc>-${GLOBAL_SERVICE_SUFFIX}" would clash with the aggregated "<svc>-${GLOBAL_SERVICE_SUFFIX}" Services; rename the cluster`);
     }
@@ -157,6 +170,12 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       }
     }
     problems.push(...allowListProblems(where, spec));
+    for (const [from, to] of Object.entries(spec.namespaceMap ?? {})) {
+      for (const [what, ns] of [['key', from], ['value', to]] as const) {
+        const p = dnsLabelProblem(ns);
+        if (p) problems.push(`${where}: namespaceMap ${what} ${p}`);
+      }
+    }
     for (const [field, names] of [['namespaces.include', spec.namespaces.include], ['namespaces.exclude', spec.namespaces.exclude]] as const) {
       for (const n of names) {
         if (!NAMESPACE_PATTERN.test(n) || n.length > 63) problems.push(`${where}: ${field} entry "${n}" is not a namespace name or pattern ('*' is the only wildcard)`);
@@ -180,6 +199,8 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     const nameProblem = dnsLabelProblem(spec.name);
     if (nameProblem) problems.push(`${where}: service name ${nameProblem}`);
     if (!targets.has(spec.cluster)) problems.push(`${where}: no link has "${spec.cluster}" as its target, so ${spec.namespace}/${spec.name} would never be mirrored; add a Link or remove the export`);
+    if (spec.mirrorAs?.name !== undefined && dnsLabelProblem(spec.mirrorAs.name)) problems.push(`${where}: mirrorAs.name ${dnsLabelProblem(spec.mirrorAs.name)}`);
+    if (spec.mirrorAs?.namespace !== undefined && dnsLabelProblem(spec.mirrorAs.namespace)) problems.push(`${where}: mirrorAs.namespace ${dnsLabelProblem(spec.mirrorAs.namespace)}`);
     const key = `${spec.cluster}/${spec.namespace}/${spec.name}`;
     const dup = seenExports.get(key);
     if (dup) problems.push(`${where}: ${key} is already exported by ${dup.node.path}`);

@@ -100,6 +100,18 @@ export class ClusterClient {
     }
   }
 
+  /** One ConfigMap, or undefined when it (or its namespace) does not exist. */
+  public async readConfigMap(namespace: string, name: string): Promise<k8s.V1ConfigMap | undefined> {
+    try {
+      return await this.request(`get configmap ${namespace}/${name}`, () =>
+        this.core.readNamespacedConfigMap({ namespace, name }, this.callOptions()),
+      );
+    } catch (e) {
+      if (e instanceof NotFound) return undefined;
+      throw e;
+    }
+  }
+
   /** Names of all namespaces. */
   public listNamespaces(): Promise<k8s.V1Namespace[]> {
     return this.paginate('list namespaces', (cont) =>

@@ -35,6 +35,7 @@ import {
   type ObservedGatewayProbe,
   type ObservedPort,
   type ObservedService,
+  type ObservedTrustRoot,
   type PinnedRangeService,
   type SourceSnapshot,
   type StaleSince,
@@ -116,6 +117,12 @@ export const observedGatewaySchema = z.strictObject({
 
 /** The gateway probe's verdict. */
 export const observedGatewayProbeSchema = z.strictObject({ alive: z.boolean() });
+/** A trust root: a SHA-256 fingerprint, a subject and an expiry; nothing else of the certificate. */
+export const observedTrustRootSchema = z.strictObject({
+  fingerprint: checked<string>((v) => (typeof v === 'string' && /^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/.test(v) ? undefined : `${quote(v)} is not a SHA-256 fingerprint (32 upper-case hex pairs joined by ":")`)),
+  subject: checked<string>((v) => (typeof v === 'string' && v.length <= 1024 && !/[\u0000-\u001f]/.test(v) ? undefined : `${quote(v)} is not a certificate subject (one line, at most 1024 characters)`)),
+  notAfter: timestamp,
+});
 
 const targetSnapshot = z.strictObject({
   selectors: z.array(text('a label selector')),
@@ -123,6 +130,7 @@ const targetSnapshot = z.strictObject({
   missingExplicitExports: z.array(namespacedName),
   gateway: observedGatewaySchema.optional(),
   gatewayProbe: observedGatewayProbeSchema.optional(),
+  trustRoots: z.array(observedTrustRootSchema).optional(),
 });
 
 /** A Service of a source that a mirror's name could take. */
@@ -139,6 +147,7 @@ const sourceSnapshot = z.strictObject({
   federatedSelector: text('a label selector').optional(),
   federatedMembers: z.array(observedServiceSchema).optional(),
   managedNamespaces: z.array(namespace).optional(),
+  trustRoots: z.array(observedTrustRootSchema).optional(),
 });
 
 /** The whole lock file. */
@@ -210,6 +219,7 @@ const schemaCoversSnapshot: [
   SameKeys<ObservedEndpointPort, Element<NonNullable<z.infer<typeof observedServiceSchema>['endpointPorts']>>>,
   SameKeys<ForeignService, z.infer<typeof foreignServiceSchema>>,
   SameKeys<PinnedRangeService, z.infer<typeof pinnedRangeServiceSchema>>,
+  SameKeys<ObservedTrustRoot, z.infer<typeof observedTrustRootSchema>>,
   SameKeys<StaleSince, NonNullable<z.infer<typeof fleetSnapshotSchema>['staleSince']>>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true];
 void schemaCoversSnapshot;

@@ -3,6 +3,7 @@
  * verb or resource outside this list, so an identity bound to these rules is sufficient; and it
  * uses every one of them (test/integration/reader-rbac.test.ts drops each verb in turn).
  */
+import { TRUST_ROOTS_CONFIGMAP } from '../contract/linkerd.js';
 import { compareStrings } from '../util/order.js';
 
 /** One RBAC policy rule, in the shape of `rbac.authorization.k8s.io/v1` PolicyRule. */
@@ -13,7 +14,17 @@ export interface ObservationRule {
   readonly resources: readonly string[];
   /** Verbs allowed. */
   readonly verbs: readonly string[];
+  /** When present, the rule holds only for objects of these names. */
+  readonly resourceNames?: readonly string[];
 }
+
+/**
+ * What observing any linked cluster, in either role, needs for the shared trust-anchor check: `get`
+ * of the ConfigMap holding Linkerd's trust roots, by name only (no other ConfigMap is readable, and
+ * its content is public certificates). A ClusterRole rule, not a Role in the control plane
+ * namespace: a Role in `dist/` would make every sync fail where that namespace does not exist yet.
+ */
+export const TRUST_ROOTS_RULE: ObservationRule = { apiGroups: [''], resources: ['configmaps'], resourceNames: [TRUST_ROOTS_CONFIGMAP], verbs: ['get'] };
 
 /**
  * What observing a cluster as a link *target* needs: list its exported Services, get the gateway
@@ -24,6 +35,7 @@ export interface ObservationRule {
  * get. The gateway probe is plain HTTP to the gateway and needs no API permission.
  */
 export const TARGET_OBSERVATION_RULES: readonly ObservationRule[] = [
+  TRUST_ROOTS_RULE,
   { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
   { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
 ];
@@ -33,6 +45,7 @@ export const TARGET_OBSERVATION_RULES: readonly ObservationRule[] = [
  * IPs, its own federated members), and the EndpointSlices of its own StatefulSets that join `-global`.
  */
 export const SOURCE_OBSERVATION_RULES: readonly ObservationRule[] = [
+  TRUST_ROOTS_RULE,
   { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
   { apiGroups: [''], resources: ['services'], verbs: ['list'] },
   // The EndpointSlices of the source's own StatefulSets that join `-global` (their pod hostnames).
@@ -48,9 +61,10 @@ export function observationRules(roles: { readonly source: boolean; readonly tar
       for (const resource of rule.resources) {
         // A resource used in both roles gets the union of both roles' verbs, sorted.
         const verbs = new Set([...(byKey.get(`${group}/${resource}`)?.verbs ?? []), ...rule.verbs]);
-        byKey.set(`${group}/${resource}`, { apiGroups: [group], resources: [resource], verbs: [...verbs].sort() });
+        byKey.set(`${group}/${resource}`, { apiGroups: [group], resources: [resource], ...(rule.resourceNames ? { resourceNames: [...rule.resourceNames] } : {}), verbs: [...verbs].sort() });
       }
     }
   }
   return [...byKey.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, r]) => r);
 }
+

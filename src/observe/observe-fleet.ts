@@ -14,6 +14,7 @@ import type { ObservationProgress } from './observation-progress.js';
 import { checkedGateway, linkingSourceRanges } from './gateway-checks.js';
 import { observeSource } from './observe-source.js';
 import { observeTarget } from './observe-target.js';
+import { observeTrustRoots } from './observe-trust-roots.js';
 import { SNAPSHOT_FORMAT, type FleetSnapshot, type SourceSnapshot, type TargetSnapshot } from '../snapshot/snapshot.js';
 
 /** Tuning of {@link observeFleet}. */
@@ -78,6 +79,8 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
   const stale: StaleCluster[] = [];
   const warnings: string[] = [];
   const skippedBySource: string[] = [];
+  // Per cluster, once even when it is observed in both roles.
+  const trustProblems = new Map<string, readonly string[]>();
 
   const outcomes = await mapLimit(tasks, options.concurrency ?? 4, async (task) => {
     const cluster = clusters.get(task.name)!;
@@ -87,7 +90,10 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       if (task.role === 'target') {
         const links = fleet.links.filter((l) => l.target === task.name);
         const exports = fleet.explicitExports.filter((e) => e.cluster === task.name);
-        const target = await observeTarget(clientFor(cluster), cluster.gateway, links, exports);
+        const observed = await observeTarget(clientFor(cluster), cluster.gateway, links, exports);
+        const trust = await observeTrustRoots(clientFor(cluster), cluster.controlPlaneNamespace);
+        trustProblems.set(task.name, trust.problems);
+        const target = { ...observed, snapshot: { ...observed.snapshot, ...(trust.roots ? { trustRoots: trust.roots } : {}) } };
         options.onProgress?.({ kind: 'finished', ...progress, services: target.snapshot.services.length });
         return { task, target };
       }
@@ -99,7 +105,10 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
         onSkipped: (warning: string) => skippedBySource.push(warning),
       };
-      const source = await observeSource(clientFor(cluster), props);
+      const observedSource = await observeSource(clientFor(cluster), props);
+      const trust = await observeTrustRoots(clientFor(cluster), cluster.controlPlaneNamespace);
+      trustProblems.set(task.name, trust.problems);
+      const source = { ...observedSource, ...(trust.roots ? { trustRoots: trust.roots } : {}) };
       options.onProgress?.({ kind: 'finished', ...progress, namespaces: source.namespaces.length });
       return { task, source };
     } catch (e) {
@@ -124,7 +133,10 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       const lastGateway = previous.targets[name]?.gateway;
       for (const problem of observed.gatewayProblems) warnings.push(`cluster "${name}": ${problem}`);
       warnings.push(...(observed.skipped ?? []));
-      snapshot = checkedGateway(name, snapshot, lastGateway, linkingSourceRanges(fleet, name), warnings);
+      // A gateway switched to kind 'generic' has no identity by design: that is no downgrade to refuse.
+      const { identity: _identity, ...lastWithoutIdentity } = lastGateway ?? { addresses: [], port: 0 };
+      const lastToCompare = lastGateway && clusters.get(name)?.gateway.kind === 'generic' ? lastWithoutIdentity : lastGateway;
+      snapshot = checkedGateway(name, snapshot, lastToCompare, linkingSourceRanges(fleet, name), warnings);
       if (!snapshot.gateway && lastGateway) {
         snapshot = { ...snapshot, gateway: lastGateway };
         warnings.push(`cluster "${name}": keeping the last known gateway ${lastGateway.addresses.join(',')}:${lastGateway.port} for its gateway-mode mirrors`);
@@ -135,6 +147,7 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
     }
   }
   warnings.push(...skippedBySource.sort(compareStrings));
+  for (const name of [...trustProblems.keys()].sort(compareStrings)) warnings.push(...trustProblems.get(name)!);
   // Clusters not observed this run (sharding) keep their previous state untouched.
   for (const name of targetNames) if (!selected(name) && previous.targets[name]) targets[name] = previous.targets[name]!;
   for (const name of sourceNames) if (!selected(name) && previous.sources[name]) sources[name] = previous.sources[name]!;

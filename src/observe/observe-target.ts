@@ -103,17 +103,19 @@ function readinessNeeded(svc: ObservedService, links: readonly LinkSpec[]): bool
 /** Reads the gateway Service (unless the model fixes every value) and resolves its addresses. */
 async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise<{ gateway?: ObservedGateway; problems: string[]; probe?: ObservedGatewayProbe }> {
   const where = `gateway Service ${spec.namespace}/${spec.name}`;
-  const needsService = spec.addresses === undefined || spec.port === undefined || spec.identity === undefined || spec.probe !== undefined;
+  const generic = spec.kind === 'generic';
+  // A generic gateway has no identity; its recorded port is only a default (each mirror uses its service's port).
+  const needsService = spec.addresses === undefined || spec.port === undefined || (!generic && spec.identity === undefined) || spec.probe !== undefined;
   const svc = needsService ? await client.readService(spec.namespace, spec.name) : undefined;
   if (needsService && !svc) return { problems: [`${where} does not exist (is linkerd-multicluster installed with a gateway?)`] };
 
   const problems: string[] = [];
   const addresses = spec.addresses ?? ingressAddresses(svc);
   if (addresses.length === 0) problems.push(`${where} has no load-balancer address yet`);
-  const port = spec.port ?? gatewayPort(svc);
+  const port = spec.port ?? gatewayPort(svc) ?? (generic ? svc?.spec?.ports?.[0]?.port : undefined);
   if (port === undefined) problems.push(`${where} has no port named "${GATEWAY_PORT_NAME}"`);
-  const identity = spec.identity ?? svc?.metadata?.annotations?.[GATEWAY_IDENTITY_ANNOTATION];
-  if (!identity) {
+  const identity = generic ? undefined : spec.identity ?? svc?.metadata?.annotations?.[GATEWAY_IDENTITY_ANNOTATION];
+  if (!identity && !generic) {
     problems.push(`${where} has no "${GATEWAY_IDENTITY_ANNOTATION}" annotation and the model sets no gateway.identity; its mirrors carry no gateway identity, so proxies cannot verify the gateway`);
   }
 

@@ -217,13 +217,15 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
 
   // Compile (pure) and render.
   let compiled: FileTree;
+  let planRows: readonly string[] = [];
   const compileStarted = now().getTime();
   // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
   const before = readCommittedTree(outDir);
   try {
-    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before) };
+    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), now: new Date(compileStarted) };
     const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'), before);
     warnings.push(...result.warnings);
+    planRows = result.planRows;
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = result.snapshot;
     compiled = result.tree;
@@ -281,6 +283,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const print = (line: string): void => printSink(redact(line));
   logChanges(print, print, changes, outDir, before, tree);
   if (lockChanged) print(`${lockFile}: would change`);
+  if (mode === 'plan') for (const row of planRows) print(row);
   if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals).replace('; nothing was written', '')}`);
   const deliveryChanged = delivery ? emitDelivery(mode, deliveryDir, delivery, print) : false;
   if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {

@@ -46,6 +46,8 @@ export interface CompiledTree {
   /** The snapshot with compile's pinned ClusterIPs (what the lock records). */
   readonly snapshot: FleetSnapshot;
   readonly warnings: readonly string[];
+  /** What `plan` prints besides file changes (trust anchors, renamed exports, generic gateway ports, MCS imports). */
+  readonly planRows: readonly string[];
 }
 
 /**
@@ -75,7 +77,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       tree.set(key, old === content ? old : content);
     }
   }
-  return { tree, snapshot: pinned, warnings: planned.warnings };
+  return { tree, snapshot: pinned, warnings: planned.warnings, planRows: planned.planRows };
 }
 
 /**

@@ -87,6 +87,19 @@ export interface ObservedGatewayProbe {
   readonly alive: boolean;
 }
 
+/**
+ * One trust root (trust anchor) of a cluster's Linkerd identity, as read from its
+ * `linkerd-identity-trust-roots` ConfigMap. Only these three facts are kept: never the certificate.
+ */
+export interface ObservedTrustRoot {
+  /** SHA-256 of the certificate's DER encoding, as upper-case hex pairs joined by `:` (what `openssl x509 -fingerprint -sha256` prints). */
+  readonly fingerprint: string;
+  /** The subject's distinguished name, its parts joined by `, ` (e.g. `CN=root.linkerd.cluster.local`). */
+  readonly subject: string;
+  /** End of validity, ISO 8601 in UTC (`2027-01-31T12:00:00.000Z`). */
+  readonly notAfter: string;
+}
+
 /** What was observed of a cluster in its role as a link target. */
 export interface TargetSnapshot {
   /** The label selectors (query form, sorted) whose services this snapshot holds. */
@@ -99,6 +112,8 @@ export interface TargetSnapshot {
   readonly gateway?: ObservedGateway;
   /** The gateway probe's verdict; recorded only when the target's `gateway.probe.mode` is `not-ready` and the probe failed. */
   readonly gatewayProbe?: ObservedGatewayProbe;
+  /** The cluster's Linkerd trust roots, sorted by fingerprint; absent when not found (or in locks from before the trust-anchor check). */
+  readonly trustRoots?: readonly ObservedTrustRoot[];
 }
 
 /** A Service of a source cluster that is not ours and whose name a mirror could take. */
@@ -136,6 +151,8 @@ export interface SourceSnapshot {
    * flap (created, then pruned because they now exist). Sorted; absent when none.
    */
   readonly managedNamespaces?: readonly string[];
+  /** The cluster's Linkerd trust roots, sorted by fingerprint; absent when not found (or in locks from before the trust-anchor check). */
+  readonly trustRoots?: readonly ObservedTrustRoot[];
 }
 
 /** The whole observation; maps are sorted by cluster name. */

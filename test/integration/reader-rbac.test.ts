@@ -140,6 +140,20 @@ describe('reader RBAC written by synth, on real API servers', () => {
     }
   });
 
+  test('the trust roots are readable by name only: no other ConfigMap, no list', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const as = `--as=system:serviceaccount:${OBSERVER_NAMESPACE}:${OBSERVER_NAME}`;
+    // kubectl auth can-i prints "yes" (exit 0) or exits 1 for "no".
+    const canI = async (cluster: string, ...args: string[]): Promise<string> =>
+      (await fleet!.kubectl(cluster, ['auth', 'can-i', ...args, as]).catch((e: Error) => (/: exit 1\s*$/.test(e.message) ? 'no' : Promise.reject(e)))).trim();
+    for (const cluster of CLUSTERS) {
+      assert.match(await canI(cluster, 'get', 'configmaps/linkerd-identity-trust-roots', '-n', 'linkerd'), /^yes/, cluster);
+      assert.equal(await canI(cluster, 'get', 'configmaps/kube-root-ca.crt', '-n', 'linkerd'), 'no', cluster);
+      assert.equal(await canI(cluster, 'list', 'configmaps', '-n', 'linkerd'), 'no', cluster);
+      assert.equal(await canI(cluster, 'get', 'secrets', '-A'), 'no', cluster);
+    }
+  });
+
   test('without the binding the cluster is stale with a clear message and its mirrors are kept', async (t) => {
     if (!fleet) return t.skip('no kube-apiserver');
     const ws = new Workspace(defineFleet, tokenKubeconfig);

@@ -108,8 +108,10 @@ export async function applyWithoutDrift(fleet: KubeFleet, ws: Workspace, cluster
   const apply = (): Promise<string> => fleet.kubectl(cluster, ['apply', '--server-side', '--field-manager=mirrorc', '-k', `${ws.outDir}/${cluster}`]);
   await apply();
   const objects = [...ws.files().entries()].filter(([p]) => p.startsWith(`${cluster}/`) && !p.endsWith('kustomization.yaml'));
+  // Read back in the version written (`Kind.version.group`), not the server's preferred one.
+  const resource = (want: any): string => (String(want.apiVersion).includes('/') ? `${want.kind}.${want.apiVersion.split('/')[1]}.${want.apiVersion.split('/')[0]}` : want.kind);
   const read = async (want: any): Promise<any> =>
-    JSON.parse(await fleet.kubectl(cluster, ['get', want.kind, want.metadata.name, ...(want.metadata.namespace ? ['-n', want.metadata.namespace] : []), '-o', 'json']));
+    JSON.parse(await fleet.kubectl(cluster, ['get', resource(want), want.metadata.name, ...(want.metadata.namespace ? ['-n', want.metadata.namespace] : []), '-o', 'json']));
   const live = new Map<string, any>();
   for (const [path, text] of objects) {
     const want = parse(text);

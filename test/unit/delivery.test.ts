@@ -152,11 +152,14 @@ describe('reader RBAC in dist/', () => {
       const role = parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`);
       assert.deepEqual(role.rules, observationRules(roles), cluster);
     }
+    const trustRoots = { apiGroups: [''], resources: ['configmaps'], resourceNames: ['linkerd-identity-trust-roots'], verbs: ['get'] };
     assert.deepEqual(parse('dist/paris/clusterrole-mirrorc-observer.yaml').rules, [
+      trustRoots,
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
     ]);
     assert.deepEqual(parse('dist/east/clusterrole-mirrorc-observer.yaml').rules, [
+      trustRoots,
       { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },

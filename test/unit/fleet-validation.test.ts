@@ -58,6 +58,8 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       trustDomain: 'cluster.local',
       localFederatedSelector: { matchLabels: { 'mirror.linkerd.io/federated': 'member' } },
       gateway: { namespace: 'linkerd-multicluster', name: 'linkerd-gateway' },
+      controlPlaneNamespace: 'linkerd',
+      trustRootExpiryWarningDays: 30,
     });
     // AND the link selects mirror.linkerd.io/exported=true, excludes nothing and mirrors all namespaces
     assert.deepEqual(spec.links, [
@@ -89,6 +91,8 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       localFederatedSelector: { matchLabels: { federation: 'alpha' } },
       gateway: { namespace: 'gw-ns', name: 'gw', addresses: ['203.0.113.1'], port: 4143, identity: 'gw.id' },
       pinnedServiceIPRange: '10.96.0.0/24',
+      controlPlaneNamespace: 'linkerd-cp',
+      trustRootExpiryWarningDays: 60,
     });
     const b = new Cluster(fleet, 'beta');
     const selector: LabelSelector = { matchExpressions: [{ key: 'export', operator: 'Exists' }] };
@@ -117,6 +121,8 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       localFederatedSelector: { matchLabels: { federation: 'alpha' } },
       gateway: { namespace: 'gw-ns', name: 'gw', addresses: ['203.0.113.1'], port: 4143, identity: 'gw.id' },
       pinnedServiceIPRange: '10.96.0.0/24',
+      controlPlaneNamespace: 'linkerd-cp',
+      trustRootExpiryWarningDays: 60,
     });
     assert.deepEqual(spec.links[0], {
       source: 'beta',
@@ -386,6 +392,18 @@ describe('Fleet.toSpec() on an invalid fleet', () => {
       new Cluster(fleet, 'east', { gateway: { port } });
       // THEN the cluster and the port are named
       assertSingleProblem(definitionError(fleet), 'cluster fleet/east', `gateway.port ${port} is not a port number (1-65535)`);
+    }
+  });
+
+  test('GIVEN a bad controlPlaneNamespace or trustRootExpiryWarningDays WHEN the spec is built THEN each is named', () => {
+    for (const [props, problem] of [
+      [{ controlPlaneNamespace: 'Linkerd_CP' }, 'controlPlaneNamespace "Linkerd_CP" is not a DNS label'],
+      [{ trustRootExpiryWarningDays: -1 }, 'trustRootExpiryWarningDays -1 is not a whole number of days (0 or more)'],
+      [{ trustRootExpiryWarningDays: 2.5 }, 'trustRootExpiryWarningDays 2.5 is not a whole number of days (0 or more)'],
+    ] as const) {
+      const fleet = newFleet();
+      new Cluster(fleet, 'east', props);
+      assertSingleProblem(definitionError(fleet), 'cluster fleet/east', problem);
     }
   });
 

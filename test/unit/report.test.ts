@@ -31,6 +31,8 @@ test('the report of a plan lists, per source, exactly the changed files, and per
         { cluster: 'ap', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
         { cluster: 'east', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 3 },
         { cluster: 'eu', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
+        { cluster: 'lyon', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 2 },
+        { cluster: 'oslo', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
         { cluster: 'paris', observed: false, reachable: null, stale: true, staleSince: '2025-03-01T10:00:00Z', error: null, exportedServices: 1 },
         { cluster: 'us', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
         { cluster: 'west', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 2 },
@@ -38,7 +40,7 @@ test('the report of a plan lists, per source, exactly the changed files, and per
       sources: [
         ...(['ap', 'east', 'eu', 'london', 'us'] as const).map((cluster) => ({
           cluster, observed: false, reachable: null, stale: false, staleSince: null, error: null, compiled: true, added: [], changed: [], removed: [],
-          unchanged: { ap: 36, east: 10, eu: 36, london: 8, us: 36 }[cluster],
+          unchanged: { ap: 36, east: 10, eu: 36, london: 16, us: 36 }[cluster],
         })),
         {
           cluster: 'west', observed: false, reachable: null, stale: false, staleSince: null, error: null, compiled: true,

@@ -3,24 +3,36 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import { GatewayMirror, type MirrorEndpoints } from './gateway-mirror.js';
+import { genericGatewayPort, isGenericGateway } from './generic-gateway-port.js';
 
 /** The gateway-mode unit for `request`, or undefined (with a warning) when it cannot be built. */
 export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnostics): MirrorUnit | undefined {
   const { link, service, targetSnapshot } = request;
-  const gateway = targetSnapshot.gateway;
-  if (!gateway) return undefined; // reported once per target by the caller
+  const observed = targetSnapshot.gateway;
+  if (!observed) return undefined; // reported once per target by the caller
+  let gateway = observed;
+  if (isGenericGateway(request.target)) {
+    // A generic gateway: its address, this service's own port, and no Linkerd identity.
+    const port = genericGatewayPort(request.target, targetSnapshot, service);
+    if ('problem' in port) {
+      diagnostics.skip(`${link.source}: ${port.problem}`, `${request.target.name}/${service.namespace}/${service.name} is not mirrored`);
+      return undefined;
+    }
+    gateway = { addresses: observed.addresses, port: port.port };
+    diagnostics.note(`generic gateway: ${link.source} ← ${request.target.name}/${service.namespace}/${service.name}: ${observed.addresses.join(',')} port ${port.port}`);
+  }
   const meta = mirrorMetadata(request, diagnostics);
   if (!meta) return undefined;
-  const { origin, name, fqName, labels, annotations } = meta;
+  const { origin, name, namespace, fqName, labels, annotations } = meta;
   return {
     source: link.source,
-    namespace: service.namespace,
+    namespace,
     origin,
     mode: 'gateway',
     serviceNames: [name],
     render: (scope) =>
-      new GatewayMirror(scope, `${service.namespace}.${name}`, {
-        namespace: service.namespace,
+      new GatewayMirror(scope, `${namespace}.${name}`, {
+        namespace,
         name,
         labels,
         annotations,

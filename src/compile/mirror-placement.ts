@@ -1,0 +1,28 @@
+/**
+ * Renamed and relocated exports: an `ExplicitExport`'s `mirrorAs` or a link's `namespaceMap` moves a
+ * gateway-mode mirror to another name and/or source namespace. Only where it lives changes:
+ * `remote-svc-fq-name` and every data-plane field still name the original service. The final name
+ * keeps the `-<target>` suffix, so observation still sees any Service it could take.
+ */
+import type { FleetSpec, LinkSpec } from '../model/fleet-spec.js';
+import type { ObservedService } from '../snapshot/snapshot.js';
+import type { Diagnostics } from './diagnostics.js';
+import type { MirrorPlacement } from './mirror-unit.js';
+import { mirrorServiceName } from './names.js';
+
+/** Where `service` of `link`'s target is mirrored, when renamed or relocated; undefined for the default place. */
+export function mirrorPlacement(link: LinkSpec, fleet: FleetSpec, service: ObservedService, mode: string, diagnostics: Diagnostics): MirrorPlacement | undefined {
+  const exp = fleet.explicitExports.find((e) => e.cluster === link.target && e.namespace === service.namespace && e.name === service.name);
+  const namespace = exp?.mirrorAs?.namespace ?? link.namespaceMap?.[service.namespace];
+  const name = exp?.mirrorAs?.name;
+  if (namespace === undefined && name === undefined) return undefined;
+  const origin = `${link.target}/${service.namespace}/${service.name}`;
+  if (mode !== 'gateway') {
+    // Flat and per-pod mirrors are resolved by the original name in the same namespace (Linkerd's remote-service label, pod names).
+    diagnostics.warn(`${link.source}: ${origin} is mirrored in ${mode} mode, which Linkerd resolves by the service's own name and namespace, so its rename or relocation (${exp?.mirrorAs ? `mirrorAs of ${exp.path}` : `namespaceMap of link ${link.path}`}) is not applied`);
+    return undefined;
+  }
+  const placement = { namespace: namespace ?? service.namespace, name: mirrorServiceName(name ?? service.name, link.target) };
+  diagnostics.note(`renamed export: ${link.source} ← ${origin} as ${placement.namespace}/${placement.name} (remote-svc-fq-name still ${service.name}.${service.namespace})`);
+  return placement;
+}

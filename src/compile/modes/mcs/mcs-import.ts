@@ -1,0 +1,80 @@
+/**
+ * MCS-API output (KEP-1645): one `ServiceImport` per imported service and namespace, plus one
+ * EndpointSlice per exporting cluster and address family, labelled with the service and the cluster.
+ */
+import { isIPv6 } from 'node:net';
+import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { ENDPOINTSLICE_MANAGED_BY_LABEL, MCS_API_VERSION, MCS_SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../../contract/kubernetes.js';
+import { COMPILER_NAME, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
+import { compareStrings } from '../../../util/order.js';
+
+/** At most this many endpoints per EndpointSlice (the MCS API's and the EndpointSlice controller's limit). */
+export const MAX_ENDPOINTS_PER_SLICE = 1000;
+
+/** One exporting cluster's endpoints of an imported service. */
+export interface McsClusterEndpoints {
+  /** The exporting (target) cluster. */
+  readonly cluster: string;
+  /** Addresses traffic for it goes to (the cluster's gateway). */
+  readonly addresses: readonly string[];
+  /** The port every service port goes to at those addresses. */
+  readonly port: number;
+}
+
+/** A port of a ServiceImport. */
+export interface McsPort {
+  readonly name: string;
+  readonly protocol: string;
+  readonly port: number;
+  readonly appProtocol?: string;
+}
+
+/** Properties of an {@link McsImport}. */
+export interface McsImportProps {
+  /** Namespace of the ServiceImport (the exported service's). */
+  readonly namespace: string;
+  /** Name of the ServiceImport (the exported service's: the MCS API keeps names across the clusterset). */
+  readonly name: string;
+  /** `ClusterSetIP`, or `Headless` for a headless exported service. */
+  readonly type: 'ClusterSetIP' | 'Headless';
+  /** The ports, in the exported service's order. */
+  readonly ports: readonly McsPort[];
+  /** One entry per exporting cluster, in cluster name order. */
+  readonly clusters: readonly McsClusterEndpoints[];
+}
+
+/** A ServiceImport and its EndpointSlices; the ServiceImport's IPs are left to the MCS implementation. */
+export class McsImport extends Construct {
+  constructor(scope: Construct, id: string, props: McsImportProps) {
+    super(scope, id);
+    const { namespace, name } = props;
+    const managed = { [MANAGED_LABEL]: MANAGED_VALUE };
+    new ApiObject(this, 'service-import', {
+      apiVersion: MCS_API_VERSION,
+      kind: 'ServiceImport',
+      metadata: { name, namespace, labels: managed },
+      spec: { type: props.type, ports: props.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: p.port, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) })) },
+    });
+    for (const cluster of props.clusters) {
+      const addresses = [...cluster.addresses].sort(compareStrings);
+      for (const addressType of ['IPv4', 'IPv6'] as const) {
+        const family = addresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
+        for (let chunk = 0; chunk * MAX_ENDPOINTS_PER_SLICE < family.length; chunk++) {
+          const part = family.slice(chunk * MAX_ENDPOINTS_PER_SLICE, (chunk + 1) * MAX_ENDPOINTS_PER_SLICE);
+          new k8s.KubeEndpointSlice(this, `slice-${cluster.cluster}-${addressType}-${chunk}`, {
+            metadata: {
+              name: `${name}-${cluster.cluster}-mcs-${addressType.toLowerCase()}${chunk === 0 ? '' : `-${chunk}`}`,
+              namespace,
+              labels: { ...managed, [MCS_SERVICE_NAME_LABEL]: name, [MCS_SOURCE_CLUSTER_LABEL]: cluster.cluster, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME },
+            },
+            addressType,
+            endpoints: part.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+            ports: props.ports.map((p) => ({ name: p.name, port: cluster.port, protocol: p.protocol })),
+          });
+        }
+      }
+    }
+  }
+}

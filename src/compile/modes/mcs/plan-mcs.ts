@@ -1,0 +1,77 @@
+/**
+ * Plans the MCS-API output of one source: the gateway-mode services of its links with `mcs: true`,
+ * grouped by namespace and name across exporting clusters. Conflicts follow the MCS API's rule with
+ * a deterministic stand-in for "the oldest export wins": the exporting cluster whose name sorts
+ * first sets type and ports, and a cluster that disagrees is left out of the import and reported.
+ */
+import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
+import type { Diagnostics } from '../../diagnostics.js';
+import { compareStrings } from '../../../util/order.js';
+import { genericGatewayPort, isGenericGateway } from '../gateway/generic-gateway-port.js';
+import { McsImport, type McsClusterEndpoints, type McsPort } from './mcs-import.js';
+
+/** The MCS units of `source` from `requests` (gateway-mode requests of its MCS links). */
+export function planMcsImports(source: string, requests: readonly MirrorRequest[], diagnostics: Diagnostics): MirrorUnit[] {
+  const groups = new Map<string, MirrorRequest[]>();
+  for (const request of requests) {
+    const key = `${request.service.namespace}/${request.service.name}`;
+    groups.set(key, [...(groups.get(key) ?? []), request]);
+  }
+  const units: MirrorUnit[] = [];
+  for (const key of [...groups.keys()].sort(compareStrings)) {
+    const members = groups.get(key)!.sort((a, b) => compareStrings(a.target.name, b.target.name));
+    const [namespace, name] = key.split('/') as [string, string];
+    const signature = (r: MirrorRequest): string => JSON.stringify([r.service.headless, ports(r)]);
+    const winner = members[0]!;
+    const clusters: McsClusterEndpoints[] = [];
+    const conflicting: string[] = [];
+    for (const member of members) {
+      if (signature(member) !== signature(winner)) {
+        conflicting.push(member.target.name);
+        diagnostics.warn(
+          `${source}: ServiceImport ${key}: "${member.target.name}" exports it with a different type or ports than "${winner.target.name}"; ` +
+            `as in the MCS API (where the oldest export wins), the first exporting cluster by name, "${winner.target.name}", sets them and "${member.target.name}" is left out of the import; make the services agree`,
+        );
+        continue;
+      }
+      const gateway = member.targetSnapshot.gateway;
+      if (!gateway) continue; // reported once per target by selection
+      let port = gateway.port;
+      if (isGenericGateway(member.target)) {
+        const outcome = genericGatewayPort(member.target, member.targetSnapshot, member.service);
+        if ('problem' in outcome) {
+          diagnostics.skip(`${source}: ${outcome.problem}`, `its endpoints are left out of ServiceImport ${key}`);
+          continue;
+        }
+        port = outcome.port;
+      }
+      clusters.push({ cluster: member.target.name, addresses: gateway.addresses, port });
+    }
+    if (clusters.length === 0) continue;
+    const type = winner.service.headless ? 'Headless' : 'ClusterSetIP';
+    const importPorts = ports(winner);
+    if (importPorts.length === 0) {
+      diagnostics.warn(`${source}: ServiceImport ${key} would have no ports (the exported service has none); skipped`);
+      continue;
+    }
+    diagnostics.note(
+      `mcs: ${source} ← ServiceImport ${key} (${type}; ${importPorts.map((p) => `${p.name || '-'}/${p.protocol}/${p.port}`).join(', ')}) from ${clusters.map((c) => c.cluster).join(', ')}` +
+        (conflicting.length > 0 ? `; conflict: ${conflicting.join(', ')} left out` : ''),
+    );
+    units.push({
+      source,
+      namespace,
+      origin: `ServiceImport ${key}`,
+      mode: 'mcs',
+      // The ServiceImport keeps the exported service's (already valid) name; no Service is written.
+      serviceNames: [],
+      render: (scope) => new McsImport(scope, `mcs.${namespace}.${name}`, { namespace, name, type, ports: importPorts, clusters }),
+    });
+  }
+  return units;
+}
+
+/** The service's ports as a ServiceImport lists them. */
+function ports(request: MirrorRequest): McsPort[] {
+  return request.service.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: p.port }));
+}

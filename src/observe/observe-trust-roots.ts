@@ -1,0 +1,61 @@
+/**
+ * Reads a cluster's Linkerd trust roots (the `linkerd-identity-trust-roots` ConfigMap of its control
+ * plane namespace) and keeps of each certificate only its SHA-256 fingerprint, subject and expiry:
+ * the lock and the output never hold certificate content.
+ */
+import { X509Certificate } from 'node:crypto';
+import { TRUST_ROOTS_BUNDLE_KEY, TRUST_ROOTS_CONFIGMAP } from '../contract/linkerd.js';
+import { compareBy } from '../util/order.js';
+import { observedTrustRootSchema } from './lock-schema.js';
+import type { ClusterClient } from './cluster-client.js';
+import type { ObservedTrustRoot } from '../snapshot/snapshot.js';
+
+/** The roots found (absent when none could be read) and why the check cannot use them. */
+export interface TrustRootsObservation {
+  /** Sorted by fingerprint, each once; absent when the ConfigMap is missing or holds no certificate. */
+  readonly roots?: readonly ObservedTrustRoot[];
+  /** Why roots are absent or incomplete, each naming the cluster. */
+  readonly problems: readonly string[];
+}
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * Gets the trust roots ConfigMap from `namespace` (one `get` by name; nothing else is read).
+ * @throws ObservationError when the API refuses or fails (not when the ConfigMap is missing)
+ */
+export async function observeTrustRoots(client: ClusterClient, namespace: string): Promise<TrustRootsObservation> {
+  const where = `cluster "${client.cluster}": ConfigMap ${namespace}/${TRUST_ROOTS_CONFIGMAP}`;
+  const configMap = await client.readConfigMap(namespace, TRUST_ROOTS_CONFIGMAP);
+  if (!configMap) {
+    return { problems: [`${where} does not exist, so the trust-anchor check of this cluster's links is skipped (is Linkerd installed, in namespace "${namespace}"? set controlPlaneNamespace otherwise)`] };
+  }
+  const bundle = configMap.data?.[TRUST_ROOTS_BUNDLE_KEY];
+  return trustRootsOfBundle(where, typeof bundle === 'string' ? bundle : '');
+}
+
+/** The roots of one PEM bundle; a block that is not a certificate is reported and left out. */
+export function trustRootsOfBundle(where: string, bundle: string): TrustRootsObservation {
+  const problems: string[] = [];
+  const byFingerprint = new Map<string, ObservedTrustRoot>();
+  for (const [index, block] of (bundle.match(PEM_BLOCK) ?? []).entries()) {
+    try {
+      const cert = new X509Certificate(block);
+      const root: ObservedTrustRoot = {
+        fingerprint: cert.fingerprint256,
+        subject: cert.subject.split('\n').filter((part) => part !== '').join(', '),
+        notAfter: new Date(cert.validTo).toISOString(),
+      };
+      // The same boundary check as the lock's, so what observation records always reads back.
+      if (!observedTrustRootSchema.safeParse(root).success) throw new Error('not recordable');
+      byFingerprint.set(root.fingerprint, root);
+    } catch {
+      problems.push(`${where}: certificate ${index + 1} of "${TRUST_ROOTS_BUNDLE_KEY}" cannot be parsed and is left out of the trust-anchor check`);
+    }
+  }
+  if (byFingerprint.size === 0) {
+    problems.push(`${where} holds no certificate under "${TRUST_ROOTS_BUNDLE_KEY}", so the trust-anchor check of this cluster's links is skipped`);
+    return { problems };
+  }
+  return { roots: [...byFingerprint.values()].sort(compareBy((r) => r.fingerprint)), problems };
+}

@@ -1,0 +1,55 @@
+/**
+ * MCS-API output (src/compile/modes/mcs/): a link with `mcs: true` writes ServiceImports and
+ * per-cluster EndpointSlices instead of Linkerd mirrors; conflicts are settled deterministically.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Cluster, Link } from '../../src/model/index.js';
+import { compileObjects, DEFAULT_SELECTOR_QUERIES, gateway, service, snapshot, source, spec, target } from '../fixtures/snapshots.js';
+
+const fleet = spec((f) => {
+  const london = new Cluster(f, 'london');
+  for (const name of ['paris', 'rome', 'madrid']) new Link(f, `london-from-${name}`, { source: london, target: new Cluster(f, name), mcs: true });
+});
+
+const at = (ip: string) => ({ selectors: DEFAULT_SELECTOR_QUERIES, gateway: gateway({ addresses: [ip] }) });
+
+describe('MCS-API output', () => {
+  test('GIVEN shop/orders exported by paris and rome WHEN compiled THEN london gets one ServiceImport and one labelled EndpointSlice per cluster, and no Linkerd mirror', () => {
+    const snap = snapshot({ paris: target([service('shop', 'orders')], at('203.0.113.10')), rome: target([service('shop', 'orders')], at('198.51.100.30')) }, { london: source(['shop']) });
+    const { objects, result } = compileObjects(fleet, snap);
+    assert.deepEqual([...objects.keys()].sort(), [
+      'london/EndpointSlice/shop/orders-paris-mcs-ipv4',
+      'london/EndpointSlice/shop/orders-rome-mcs-ipv4',
+      'london/ServiceImport/shop/orders',
+    ]);
+    const imp = objects.get('london/ServiceImport/shop/orders') as any;
+    assert.equal(imp.apiVersion, 'multicluster.x-k8s.io/v1alpha1');
+    assert.deepEqual(imp.spec, { type: 'ClusterSetIP', ports: [{ name: 'http', protocol: 'TCP', port: 80 }] });
+    const slice = objects.get('london/EndpointSlice/shop/orders-rome-mcs-ipv4') as any;
+    assert.deepEqual(slice.metadata.labels, {
+      'endpointslice.kubernetes.io/managed-by': 'mirrorc.io',
+      'mirrorc.io/managed': 'true',
+      'multicluster.kubernetes.io/service-name': 'orders',
+      'multicluster.kubernetes.io/source-cluster': 'rome',
+    });
+    assert.deepEqual(slice.endpoints, [{ addresses: ['198.51.100.30'], conditions: { ready: true } }]);
+    assert.deepEqual(slice.ports, [{ name: 'http', port: 4143, protocol: 'TCP' }]);
+    assert.deepEqual(result.planRows.filter((r) => r.startsWith('mcs:')), ['mcs: london ← ServiceImport shop/orders (ClusterSetIP; http/TCP/80) from paris, rome']);
+  });
+
+  test('GIVEN rome exports it with other ports WHEN compiled THEN the first cluster by name sets the ports, rome is left out, and both the warning and plan say so', () => {
+    const other = service('shop', 'orders', { ports: [{ name: 'http', protocol: 'TCP', port: 8080, targetPort: 8080 }] });
+    const snap = snapshot({ paris: target([service('shop', 'orders')], at('203.0.113.10')), rome: target([other], at('198.51.100.30')), madrid: target([service('shop', 'orders')], at('192.0.2.40')) }, { london: source(['shop']) });
+    const { objects, result } = compileObjects(fleet, snap);
+    assert.deepEqual([...objects.keys()].filter((k) => k.includes('EndpointSlice')).sort(), ['london/EndpointSlice/shop/orders-madrid-mcs-ipv4', 'london/EndpointSlice/shop/orders-paris-mcs-ipv4']);
+    assert.deepEqual((objects.get('london/ServiceImport/shop/orders') as any).spec.ports, [{ name: 'http', protocol: 'TCP', port: 80 }]);
+    assert.ok(result.warnings.some((w) => w.includes('ServiceImport shop/orders: "rome" exports it with a different type or ports than "madrid"') && w.includes('"rome" is left out of the import')), result.warnings.join('\n'));
+    assert.ok(result.planRows.includes('mcs: london ← ServiceImport shop/orders (ClusterSetIP; http/TCP/80) from madrid, paris; conflict: rome left out'), result.planRows.join('\n'));
+  });
+
+  test('GIVEN a headless exported service WHEN compiled THEN its ServiceImport is Headless', () => {
+    const snap = snapshot({ paris: target([service('shop', 'db', { headless: true })], at('203.0.113.10')) }, { london: source(['shop']) });
+    assert.equal((compileObjects(fleet, snap).objects.get('london/ServiceImport/shop/db') as any).spec.type, 'Headless');
+  });
+});
