@@ -9,26 +9,22 @@ import { faultPoint, type WriteStep } from './fault-injection.js';
 
 /** Creates or truncates `path`, writes `text` and fsyncs it. */
 export function writeDurably(step: WriteStep, path: string, text: string): void {
-  faultPoint(step, path);
-  const fd = openSync(path, 'w');
-  try {
-    const bytes = Buffer.from(text, 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeFile(step, path, text, true);
 }
 
 /** Creates or truncates `path` and writes `text`, without flushing it: {@link flushFiles} makes a batch durable. */
 export function writeUnflushed(step: WriteStep, path: string, text: string): void {
+  writeFile(step, path, text, false);
+}
+
+function writeFile(step: WriteStep, path: string, text: string, flush: boolean): void {
   faultPoint(step, path);
   const fd = openSync(path, 'w');
   try {
     const bytes = Buffer.from(text, 'utf8');
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    if (flush) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
