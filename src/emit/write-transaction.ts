@@ -80,10 +80,12 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
   const puts: { path: string; text: string; step: WriteStep }[] = [];
   const deletes: string[] = [];
   const rmdirs: string[] = [];
+  const shapes: [string, FileTree][] = [];
   for (const t of trees) {
     const root = resolve(t.dir);
-    checkTreeShape(root, t.after);
     const changed = [...t.after].filter(([p, text]) => t.before.get(p) !== text).map(([p]) => p).sort(compareStrings);
+    // Only paths about to be written can be blocked (unchanged files are on disk already).
+    shapes.push([root, new Map(changed.map((p) => [p, t.after.get(p)!]))]);
     const objects = changed.filter((p) => basename(p) !== KUSTOMIZATION);
     const kustomizations = changed.filter((p) => basename(p) === KUSTOMIZATION);
     for (const p of objects) puts.push({ path: join(root, p), text: t.after.get(p)!, step: 'apply-object' });
@@ -104,6 +106,7 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
     if (current !== f.text) puts.push({ path: resolve(f.path), text: f.text, step: 'apply-lock' });
   }
   if (puts.length === 0 && deletes.length === 0) return { put: 0, deleted: 0 };
+  for (const [root, tree] of shapes) checkTreeShape(root, tree);
 
   const what = describeOutputs(trees, files);
   // Never touch an earlier run's transaction here: it may be committed (the caller recovers it first).
