@@ -445,8 +445,9 @@ describe('the report is written on every failure', () => {
     const file = join(repo.dir, 'inject-render-fault.mjs');
     writeFileSync(file, [
       'import { createRequire } from \'node:module\';',
-      `const { Chart } = createRequire(${JSON.stringify(join(REPO_ROOT, 'package.json'))})('cdk8s');`,
-      `Chart.prototype.toJson = function () { throw ${thrown}; };`,
+      `const { ApiObject } = createRequire(${JSON.stringify(join(REPO_ROOT, 'package.json'))})('cdk8s');`,
+      // Every object is rendered through ApiObject.toJson (src/emit/render-files.ts chartObjects).
+      `ApiObject.prototype.toJson = function () { throw ${thrown}; };`,
     ].join('\n'));
     return { NODE_OPTIONS: `--import ${pathToFileURL(file).href}` };
   }
