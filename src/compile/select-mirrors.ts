@@ -5,6 +5,7 @@ import type { FleetSnapshot, ObservedService } from '../snapshot/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { namespaceSelected } from './namespace-filter.js';
+import { readsServiceExports } from '../model/service-exports.js';
 import { mirrorPlacement } from './mirror-placement.js';
 
 /** The mirroring modes selection decides between (contract §2.2, §2.3, §2.5). */
@@ -18,8 +19,8 @@ export interface ModedRequest extends MirrorRequest {
 /**
  * The mirror requests of one link, in the target snapshot's (sorted) order. A service matching the
  * link's `remoteDiscoverySelector` is mirrored in flat mode, even when it also matches `selector` or
- * is explicitly exported (Linkerd: remote discovery wins); otherwise `selector` or an explicit export
- * makes it a gateway-mode mirror.
+ * is explicitly exported (Linkerd: remote discovery wins); otherwise `selector`, an explicit export
+ * or, for an MCS link, a ServiceExport object makes it a gateway-mode mirror.
  */
 export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): ModedRequest[] {
   const target = fleet.clusters.find((c) => c.name === link.target) as ClusterSpec;
@@ -33,6 +34,10 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
       diagnostics.warn(`${link.source}: the lock holds no observation of "${link.target}" with selector "${query}" (the link, or what mirrorc observes, changed since); run synth with cluster access to observe it`);
     }
   }
+  const fromServiceExports = readsServiceExports(link);
+  if (fromServiceExports && !targetSnapshot.serviceExportsListed) {
+    diagnostics.warn(`${link.source}: the lock holds no observation of "${link.target}"'s ServiceExport objects (MCS link ${link.path} exports the Services they name); run synth with cluster access to observe them`);
+  }
   for (const missing of targetSnapshot.missingExplicitExports) {
     diagnostics.warn(`${link.source}: explicit export ${link.target}/${missing} does not exist in "${link.target}"; nothing mirrored for it`);
   }
@@ -43,7 +48,7 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     if (selectorMatches(link.remoteDiscoverySelector, service.labels)) {
       mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics); // warns: not applicable
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
-    } else if (service.explicit || selectorMatches(link.selector, service.labels)) {
+    } else if (service.explicit || selectorMatches(link.selector, service.labels) || (fromServiceExports && service.serviceExport)) {
       const mode = gatewayModeOf(service, source, target, link, diagnostics);
       const placement = mirrorPlacement(link, fleet, service, mode, diagnostics);
       requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}) });

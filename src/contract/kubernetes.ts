@@ -19,3 +19,9 @@ export const MCS_API_VERSION = 'multicluster.x-k8s.io/v1alpha1';
 export const MCS_SERVICE_NAME_LABEL = 'multicluster.kubernetes.io/service-name';
 /** On MCS EndpointSlices: the cluster that exported the endpoints. */
 export const MCS_SOURCE_CLUSTER_LABEL = 'multicluster.kubernetes.io/source-cluster';
+/** API group of the MCS API's `ServiceExport`, which observation lists in the targets of MCS links. */
+export const MCS_API_GROUP = 'multicluster.x-k8s.io';
+/** Version of `ServiceExport` observation lists (the one every MCS CRD release serves). */
+export const MCS_SERVICE_EXPORT_VERSION = 'v1alpha1';
+/** Resource (plural) of the MCS API's `ServiceExport`. */
+export const MCS_SERVICE_EXPORTS_RESOURCE = 'serviceexports';

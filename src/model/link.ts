@@ -123,6 +123,14 @@ export interface LinkProps {
    * @default false
    */
   readonly mcs?: boolean;
+  /**
+   * With `mcs`: also export each target Service named by a `ServiceExport` object of the MCS API
+   * (same namespace and name), whatever its labels. `true` asks for them explicitly, so a target
+   * without the ServiceExport CRD is warned about; `false` reads none (and the target's reader role
+   * gets no `list serviceexports`).
+   * @default read them; a target without the CRD has none, silently
+   */
+  readonly serviceExports?: boolean;
 }
 
 /** `source` mirrors the services that `target` exports (Linkerd's Link, compiled statically). */
@@ -176,6 +184,7 @@ export class Link extends Construct {
       ...(this.props.followPodReadiness === true ? { followPodReadiness: true } : {}),
       ...(this.props.namespaceMap !== undefined ? { namespaceMap: { ...this.props.namespaceMap } } : {}),
       ...(this.props.mcs === true ? { mcs: true } : {}),
+      ...(this.props.serviceExports !== undefined ? { serviceExports: this.props.serviceExports } : {}),
     };
   }
 }

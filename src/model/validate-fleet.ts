@@ -170,6 +170,9 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       }
     }
     problems.push(...allowListProblems(where, spec));
+    if (spec.serviceExports !== undefined && spec.mcs !== true) {
+      problems.push(`${where}: serviceExports applies only to a link with mcs: true (ServiceExport objects feed MCS output); set mcs: true or remove serviceExports`);
+    }
     for (const [from, to] of Object.entries(spec.namespaceMap ?? {})) {
       for (const [what, ns] of [['key', from], ['value', to]] as const) {
         const p = dnsLabelProblem(ns);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import type { ClusterAccessSpec } from '../model/fleet-spec.js';
+import { MCS_API_GROUP, MCS_SERVICE_EXPORT_VERSION, MCS_SERVICE_EXPORTS_RESOURCE } from '../contract/kubernetes.js';
 import { ObservationError } from './observation-error.js';
 
 /** Tuning of a {@link ClusterClient}. */
@@ -63,6 +64,7 @@ export class ClusterClient {
 
   private readonly core: k8s.CoreV1Api;
   private readonly discovery: k8s.DiscoveryV1Api;
+  private readonly custom: k8s.CustomObjectsApi;
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffMs: number;
@@ -73,6 +75,7 @@ export class ClusterClient {
   private constructor(public readonly cluster: string, kc: k8s.KubeConfig, options: ClusterClientOptions) {
     this.core = kc.makeApiClient(k8s.CoreV1Api);
     this.discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
+    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.attempts = options.attempts ?? 3;
     this.backoffMs = options.backoffMs ?? 250;
@@ -136,6 +139,26 @@ export class ClusterClient {
     );
   }
 
+  /**
+   * The `namespace/name` of every MCS `ServiceExport` in all namespaces, or undefined when the API
+   * server does not serve the resource (its CRD is not installed: HTTP 404).
+   */
+  public async listServiceExports(): Promise<string[] | undefined> {
+    const what = `list ${MCS_SERVICE_EXPORTS_RESOURCE}.${MCS_API_GROUP} in all namespaces`;
+    try {
+      const items = await this.paginate<{ metadata?: { namespace?: string; name?: string } }>(what, (cont) =>
+        this.custom.listClusterCustomObject(
+          { group: MCS_API_GROUP, version: MCS_SERVICE_EXPORT_VERSION, plural: MCS_SERVICE_EXPORTS_RESOURCE, limit: this.pageSize, _continue: cont },
+          this.callOptions(),
+        ) as Promise<Page<{ metadata?: { namespace?: string; name?: string } }>>,
+      true);
+      return items.map((i) => `${i.metadata?.namespace ?? ''}/${i.metadata?.name ?? ''}`);
+    } catch (e) {
+      if (e instanceof NotFound) return undefined;
+      throw e;
+    }
+  }
+
   private callOptions(): k8s.ConfigurationOptions<k8s.ObservableMiddleware> {
     const timeoutMs = this.timeoutMs;
     return {
@@ -152,8 +175,8 @@ export class ClusterClient {
     };
   }
 
-  /** All pages of a list; restarts from the beginning when the continue token has expired (HTTP 410). */
-  private async paginate<T>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>): Promise<T[]> {
+  /** All pages of a list; restarts from the beginning when the continue token has expired (HTTP 410). `passNotFound`: HTTP 404 is thrown as NotFound for the caller. */
+  private async paginate<T>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>, passNotFound = false): Promise<T[]> {
     for (let restart = 0; ; restart++) {
       const items: T[] = [];
       let cont: string | undefined;
@@ -171,6 +194,7 @@ export class ClusterClient {
         if (e instanceof Expired && restart < 3) continue;
         if (e instanceof Expired) throw new ObservationError(this.cluster, 'api-error', `${what}: the list kept expiring (HTTP 410) while paging`);
         // A list is never "not found" on a conforming server; one without the resource's API (no discovery.k8s.io/v1 before Kubernetes 1.21) says so.
+        if (e instanceof NotFound && passNotFound) throw e;
         if (e instanceof NotFound) throw new ObservationError(this.cluster, 'api-error', `${what}: HTTP 404 (does this API server serve the resource? mirrorc needs Kubernetes 1.21 or later)`);
         throw e;
       }

@@ -4,6 +4,7 @@
  * uses every one of them (test/integration/reader-rbac.test.ts drops each verb in turn).
  */
 import { TRUST_ROOTS_CONFIGMAP } from '../contract/linkerd.js';
+import { MCS_API_GROUP, MCS_SERVICE_EXPORTS_RESOURCE } from '../contract/kubernetes.js';
 import { compareStrings } from '../util/order.js';
 
 /** One RBAC policy rule, in the shape of `rbac.authorization.k8s.io/v1` PolicyRule. */
@@ -41,6 +42,13 @@ export const TARGET_OBSERVATION_RULES: readonly ObservationRule[] = [
 ];
 
 /**
+ * What observing the target of an MCS link (one that reads ServiceExports, see `serviceExports`)
+ * adds: `list` of the MCS API's ServiceExport objects in all namespaces. The Services they name are
+ * read with the target rules' `get services`. No other cluster's role holds this rule.
+ */
+export const SERVICE_EXPORTS_RULE: ObservationRule = { apiGroups: [MCS_API_GROUP], resources: [MCS_SERVICE_EXPORTS_RESOURCE], verbs: ['list'] };
+
+/**
  * What observing a cluster as a link *source* needs: its namespaces and Services (collisions, pinned
  * IPs, its own federated members), and the EndpointSlices of its own StatefulSets that join `-global`.
  */
@@ -52,10 +60,14 @@ export const SOURCE_OBSERVATION_RULES: readonly ObservationRule[] = [
   { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
 ];
 
-/** The union, for a cluster that is both a source and a target. */
-export function observationRules(roles: { readonly source: boolean; readonly target: boolean }): ObservationRule[] {
+/** The union, for a cluster that is both a source and a target; `mcsTarget`: a target of a link that reads ServiceExports. */
+export function observationRules(roles: { readonly source: boolean; readonly target: boolean; readonly mcsTarget?: boolean }): ObservationRule[] {
   const byKey = new Map<string, ObservationRule>();
-  const rules = [...(roles.target ? TARGET_OBSERVATION_RULES : []), ...(roles.source ? SOURCE_OBSERVATION_RULES : [])];
+  const rules = [
+    ...(roles.target ? TARGET_OBSERVATION_RULES : []),
+    ...(roles.target && roles.mcsTarget === true ? [SERVICE_EXPORTS_RULE] : []),
+    ...(roles.source ? SOURCE_OBSERVATION_RULES : []),
+  ];
   for (const rule of rules) {
     for (const group of rule.apiGroups) {
       for (const resource of rule.resources) {

@@ -133,6 +133,7 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       const lastGateway = previous.targets[name]?.gateway;
       for (const problem of observed.gatewayProblems) warnings.push(`cluster "${name}": ${problem}`);
       warnings.push(...(observed.skipped ?? []));
+      warnings.push(...(observed.serviceExportProblems ?? []));
       // A gateway switched to kind 'generic' has no identity by design: that is no downgrade to refuse.
       const { identity: _identity, ...lastWithoutIdentity } = lastGateway ?? { addresses: [], port: 0 };
       const lastToCompare = lastGateway && clusters.get(name)?.gateway.kind === 'generic' ? lastWithoutIdentity : lastGateway;

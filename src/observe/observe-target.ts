@@ -4,7 +4,9 @@ import { GATEWAY_IDENTITY_ANNOTATION, GATEWAY_PORT_NAME, GATEWAY_PROBE_FAILURE_T
 import type { ExplicitExportSpec, GatewayProbeSpec, GatewaySpec, LinkSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
 import { mapLimit } from '../util/map-limit.js';
-import { compareBy, sortedUnique } from '../util/order.js';
+import { compareBy, compareStrings, sortedUnique } from '../util/order.js';
+import { namespaceNameProblem, serviceNameProblem } from '../util/k8s-names.js';
+import { readsServiceExports } from '../model/service-exports.js';
 import type { ClusterClient } from './cluster-client.js';
 import { resolveAddresses } from './resolve-addresses.js';
 import { probeGateway, probePlan } from './probe-gateway.js';
@@ -20,6 +22,8 @@ export interface TargetObservation {
   readonly gatewayProblems: readonly string[];
   /** Services left out because what the apiserver returned is not a valid Service (one warning each, naming the cluster). @default none */
   readonly skipped?: readonly string[];
+  /** What the ServiceExport objects could not give: a missing CRD a link asked for, an export naming no Service. @default none */
+  readonly serviceExportProblems?: readonly string[];
 }
 
 /**
@@ -48,6 +52,8 @@ export async function observeTarget(
     if (!svc) missing.push(key);
     else byKey.set(key, { ...(byKey.get(key) ?? toObservedService(svc)), explicit: true });
   }
+  const mcsLinks = links.filter(readsServiceExports);
+  const serviceExports = mcsLinks.length > 0 ? await observeServiceExports(client, mcsLinks, byKey) : undefined;
   const podReadiness = links.some((l) => l.followPodReadiness === true);
   const checked = [...byKey.entries()].filter(([, svc]) => validServices(cluster, [svc], []).length === 1 && readinessNeeded(svc, links));
   // A service's endpoints are listed only once its own name passed the boundary check. Many services:
@@ -79,11 +85,44 @@ export async function observeTarget(
       selectors,
       services: services.sort(compareBy((s) => s.namespace, (s) => s.name)),
       missingExplicitExports: sortedUnique(missing),
+      ...(serviceExports ? { serviceExportsListed: true as const } : {}),
       ...(gateway ? { gateway } : {}),
       ...(probe ? { gatewayProbe: probe } : {}),
     },
     gatewayProblems: problems,
+    ...(serviceExports ? { serviceExportProblems: serviceExports.problems } : {}),
   };
+}
+
+/**
+ * Lists the target's MCS `ServiceExport` objects and marks each Service they name (same namespace
+ * and name) `serviceExport`, reading by name those no selector listed. A cluster without the CRD
+ * has none; that is worth a warning only when a link set `serviceExports: true`.
+ */
+async function observeServiceExports(client: ClusterClient, mcsLinks: readonly LinkSpec[], byKey: Map<string, ObservedService>): Promise<{ problems: string[] }> {
+  const cluster = client.cluster;
+  const problems: string[] = [];
+  const keys = await client.listServiceExports();
+  if (keys === undefined) {
+    const asking = mcsLinks.filter((l) => l.serviceExports === true).map((l) => l.path);
+    if (asking.length > 0) {
+      problems.push(`cluster "${cluster}": the MCS API's ServiceExport CRD is not installed (list serviceexports.multicluster.x-k8s.io answered 404), so link${asking.length === 1 ? '' : 's'} ${asking.join(', ')} export${asking.length === 1 ? 's' : ''} only what ${asking.length === 1 ? 'its' : 'their'} selector and explicit exports name; install the CRD in "${cluster}", or remove serviceExports: true`);
+    }
+    return { problems };
+  }
+  await mapLimit(sortedUnique(keys), ENDPOINT_LISTS_IN_FLIGHT, async (key) => {
+    const [namespace = '', name = ''] = key.split('/');
+    const known = byKey.get(key);
+    if (known) {
+      byKey.set(key, { ...known, serviceExport: true });
+      return;
+    }
+    // A ServiceExport's name is a Service name by the MCS API; anything else names no Service here.
+    const svc = namespaceNameProblem(namespace) === undefined && serviceNameProblem(name) === undefined ? await client.readService(namespace, name) : undefined;
+    if (svc) byKey.set(key, { ...toObservedService(svc), serviceExport: true });
+    else problems.push(`cluster "${cluster}": ServiceExport ${key} names no Service in "${cluster}", so nothing is exported for it; create the Service or delete the ServiceExport`);
+  });
+  return { problems: problems.sort(compareStrings) };
 }
 
 /** EndpointSlice lists of one target in flight at once. */

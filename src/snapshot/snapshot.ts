@@ -49,6 +49,8 @@ export interface ObservedService {
   readonly ports: readonly ObservedPort[];
   /** Exported by an ExplicitExport rather than by a label. */
   readonly explicit?: true;
+  /** Named by a `ServiceExport` object of the MCS API (same namespace and name): exported to the target's MCS links whatever its labels. */
+  readonly serviceExport?: true;
   /**
    * Headless services only: the hostnames of its endpoints (StatefulSet pods), sorted. Every
    * endpoint with a hostname counts, ready or not: the set follows the StatefulSet's pods, and
@@ -104,10 +106,12 @@ export interface ObservedTrustRoot {
 export interface TargetSnapshot {
   /** The label selectors (query form, sorted) whose services this snapshot holds. */
   readonly selectors: readonly string[];
-  /** Services exported by any selector or explicit export, sorted by namespace and name. */
+  /** Services exported by any selector, explicit export or (for MCS links) ServiceExport object, sorted by namespace and name. */
   readonly services: readonly ObservedService[];
   /** Explicit exports (`namespace/name`) that do not exist in the target, sorted. */
   readonly missingExplicitExports: readonly string[];
+  /** The target's ServiceExport objects were listed (some MCS link reads them); absent in locks from before, or when no link does. */
+  readonly serviceExportsListed?: true;
   /** The gateway, or absent when it has no usable address yet. */
   readonly gateway?: ObservedGateway;
   /** The gateway probe's verdict; recorded only when the target's `gateway.probe.mode` is `not-ready` and the probe failed. */

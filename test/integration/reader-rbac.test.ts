@@ -228,4 +228,56 @@ describe('reader RBAC written by synth, on real API servers', () => {
       await fleet.kubectl('paris', ['label', 'service', 'zk', '-n', 'default', 'mirror.linkerd.io/exported=true']);
     }
   });
+
+  test('the target of an MCS link, and only it, needs "list serviceexports"', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    // GIVEN paris with the MCS API's ServiceExport CRD, and a fleet whose link from paris is an MCS link
+    await fleet.kubectl('paris', ['apply', '--server-side', '-f', 'test/fixtures/crds/mcs/mcs-serviceexports-crd.yaml']);
+    await fleet.kubectl('paris', ['wait', '--for=condition=Established', 'crd/serviceexports.multicluster.x-k8s.io', '--timeout=60s']);
+    const mcsFleet: FleetDefinition = (f) => {
+      new Link(f, 'london-from-paris', { source: new Cluster(f, 'london', { pinnedServiceIPRange: '10.96.0.0/24' }), target: new Cluster(f, 'paris'), mcs: true });
+    };
+    const mcsDist = new Workspace(mcsFleet, fleet.kubeconfig('admin'));
+    try {
+      assert.equal((await mcsDist.synth()).exitCode, ExitCode.OK, mcsDist.logs.join('\n'));
+      const role = YAML.parse(readFileSync(join(mcsDist.outDir, 'paris', 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
+      // THEN paris's generated role gains exactly that rule; london's and the non-MCS paris role have none
+      const listServiceExports = { apiGroups: ['multicluster.x-k8s.io'], resources: ['serviceexports'], verbs: ['list'] };
+      assert.deepEqual(role.rules, [...observationRules({ source: false, target: true }), listServiceExports]);
+      assert.deepEqual(role.rules, observationRules({ source: false, target: true, mcsTarget: true }));
+      for (const cluster of CLUSTERS) assert.ok(!JSON.stringify(generatedRole(cluster).rules).includes('serviceexports'), cluster);
+      const londonRole = YAML.parse(readFileSync(join(mcsDist.outDir, 'london', 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
+      assert.ok(!JSON.stringify(londonRole.rules).includes('serviceexports'));
+
+      // WHEN paris's role is the MCS one, observation with the generated identity succeeds
+      await fleet.kubectl('paris', ['apply', '--server-side', '--field-manager=gitops', '-f', '-'], JSON.stringify(role));
+      const ok = new Workspace(mcsFleet, tokenKubeconfig);
+      try {
+        const result = await ok.synth();
+        assert.equal(result.exitCode, ExitCode.OK, ok.logs.join('\n'));
+        assert.deepEqual(result.stale.map((s) => `${s.role} ${s.cluster}: ${s.error.message}`), []);
+      } finally {
+        ok.remove();
+      }
+      // WHEN it lacks "list serviceexports"
+      const without = role.rules.filter((r: PolicyRule) => !r.resources.includes('serviceexports'));
+      assert.equal(without.length, role.rules.length - 1);
+      await fleet.kubectl('paris', ['apply', '--server-side', '--field-manager=gitops', '-f', '-'], JSON.stringify({ ...role, rules: without }));
+      const denied = new Workspace(mcsFleet, tokenKubeconfig);
+      try {
+        const result = await denied.synth();
+        // THEN paris is stale, naming the permission
+        assert.equal(result.exitCode, ExitCode.OK, denied.logs.join('\n'));
+        const paris = result.stale.find((s) => s.cluster === 'paris');
+        assert.ok(paris, `paris not stale: ${denied.logs.join('\n')}`);
+        assert.equal(paris.error.failure, 'forbidden');
+        assert.match(paris.error.message, /cluster "paris": list serviceexports\.multicluster\.x-k8s\.io in all namespaces: permission denied: .*cannot list resource "serviceexports"/);
+      } finally {
+        denied.remove();
+      }
+    } finally {
+      await restoreRoles();
+      mcsDist.remove();
+    }
+  });
 });

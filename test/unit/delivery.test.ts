@@ -147,7 +147,7 @@ describe('reader RBAC in dist/', () => {
 
   test('each observed cluster gets a ClusterRole with exactly the observation rules of its roles', () => {
     // london is only a source, paris only a target, east and west both (example fleet)
-    const expected = { london: { source: true, target: false }, paris: { source: false, target: true }, east: { source: true, target: true }, west: { source: true, target: true } };
+    const expected = { london: { source: true, target: false }, paris: { source: false, target: true }, east: { source: true, target: true }, west: { source: true, target: true }, oslo: { source: false, target: true, mcsTarget: true } };
     for (const [cluster, roles] of Object.entries(expected)) {
       const role = parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`);
       assert.deepEqual(role.rules, observationRules(roles), cluster);
@@ -158,6 +158,11 @@ describe('reader RBAC in dist/', () => {
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
     ]);
+    // Least privilege: only oslo, the target of an MCS link, may list ServiceExports.
+    for (const [cluster] of Object.entries(expected)) {
+      const listsServiceExports = JSON.stringify(parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceexports');
+      assert.equal(listsServiceExports, cluster === 'oslo', cluster);
+    }
     assert.deepEqual(parse('dist/east/clusterrole-mirrorc-observer.yaml').rules, [
       trustRoots,
       { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },

@@ -19,10 +19,11 @@ function fullLock(): any {
       paris: {
         selectors: ['mirror.linkerd.io/exported=true'],
         services: [
-          { namespace: 'default', name: 'web', labels: { app: 'web' }, annotations: { 'config.linkerd.io/opaque-ports': '5432', note: 'any text\nat all' }, type: 'ClusterIP', headless: false, explicit: true, ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'http' }, { name: 'grpc', protocol: 'TCP', port: 9090, targetPort: 9090 }] },
+          { namespace: 'default', name: 'web', labels: { app: 'web' }, annotations: { 'config.linkerd.io/opaque-ports': '5432', note: 'any text\nat all' }, type: 'ClusterIP', headless: false, explicit: true, serviceExport: true, ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'http' }, { name: 'grpc', protocol: 'TCP', port: 9090, targetPort: 9090 }] },
           { namespace: 'data', name: 'kafka', labels: {}, annotations: {}, type: 'ClusterIP', headless: true, ports: [{ name: '', protocol: 'TCP', port: 9092 }], hostnames: ['kafka-0'], endpointPorts: [{ name: 'broker', protocol: 'TCP', port: 9092, appProtocol: 'kubernetes.io/h2c' }] },
         ],
         missingExplicitExports: ['default/gone'],
+        serviceExportsListed: true,
         gateway: { addresses: ['203.0.113.7', '2001:db8::7'], port: 4143, identity: 'linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local' },
       },
     },
@@ -87,6 +88,8 @@ describe('lock schema', () => {
     ['annotation value', (l) => (l.targets.paris.services[0].annotations = { a: 1 }), /annotations\.a: 1 is not an annotation value/],
     ['service type', (l) => (l.targets.paris.services[0].type = 'Gateway'), /services\[0\]\.type: "Gateway" is not a Service type/],
     ['explicit false', (l) => (l.targets.paris.services[0].explicit = false), /services\[0\]\.explicit: false is not true/],
+    ['serviceExport false', (l) => (l.targets.paris.services[0].serviceExport = false), /services\[0\]\.serviceExport: false is not true/],
+    ['serviceExportsListed false', (l) => (l.targets.paris.serviceExportsListed = false), /^\$\.targets\.paris\.serviceExportsListed: false is not true/],
     ['hostname', (l) => (l.targets.paris.services[1].hostnames = ['../kafka-0']), /services\[1\]\.hostnames\[0\]: "\.\.\/kafka-0" is not a valid pod hostname/],
     ['endpoint port', (l) => (l.targets.paris.services[1].endpointPorts[0].port = 1.5), /endpointPorts\[0\]\.port: 1\.5 is not a port number/],
     ['gateway host name', (l) => (l.targets.paris.gateway.addresses = ['gw.example.com']), /^\$\.targets\.paris\.gateway\.addresses\[0\]: "gw\.example\.com" is not an IP address/],
@@ -107,6 +110,18 @@ describe('lock schema', () => {
     ['global member selector', (l) => (l.sources.london.globalMembers[0].selector = { app: 'a b' }), /globalMembers\[0\]\.selector\.app: "a b" is not a valid label value/],
     ['services not a list', (l) => (l.targets.paris.services = {}), /^\$\.targets\.paris\.services: \{\} is not an array/],
   ];
+  test('GIVEN a lock from before ServiceExports were read (no serviceExport, no serviceExportsListed) WHEN read THEN it is accepted as it is', () => {
+    const old = edited((l) => {
+      delete l.targets.paris.serviceExportsListed;
+      delete l.targets.paris.services[0].serviceExport;
+    });
+    const file = join(dir, 'before-service-exports.json');
+    writeFileSync(file, JSON.stringify(old));
+    const read = readLockFile(file);
+    assert.equal(read.targets.paris?.serviceExportsListed, undefined);
+    assert.equal(read.targets.paris?.services[0]?.serviceExport, undefined);
+  });
+
   for (const [name, edit, expected] of cases) {
     test(`GIVEN a lock with a bad ${name} WHEN read THEN a LockFileError names the JSON path and what is wrong`, () => {
       const problems = problemsOf(edited(edit));

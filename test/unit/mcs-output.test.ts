@@ -53,3 +53,44 @@ describe('MCS-API output', () => {
     assert.equal((compileObjects(fleet, snap).objects.get('london/ServiceImport/shop/db') as any).spec.type, 'Headless');
   });
 });
+
+describe('MCS exports from the targets\' ServiceExport objects', () => {
+  const mixed = spec((f) => {
+    const paris = new Cluster(f, 'paris');
+    new Link(f, 'london-from-paris', { source: new Cluster(f, 'london'), target: paris, mcs: true });
+    new Link(f, 'berlin-from-paris', { source: new Cluster(f, 'berlin'), target: paris });
+  });
+  const listed = { ...at('203.0.113.10'), serviceExportsListed: true as const };
+  // shop/pay has a ServiceExport and no export label.
+  const pay = service('shop', 'pay', { labels: { app: 'pay' }, serviceExport: true });
+
+  test('GIVEN paris\'s shop/pay named by a ServiceExport, without the export label WHEN compiled THEN the MCS link imports it and the Linkerd link does not mirror it', () => {
+    const snap = snapshot({ paris: target([pay], listed) }, { london: source(['shop']), berlin: source(['shop']) });
+    const { objects, result } = compileObjects(mixed, snap);
+    assert.deepEqual([...objects.keys()].filter((k) => k.includes('/shop/')).sort(), ['london/EndpointSlice/shop/pay-paris-mcs-ipv4', 'london/ServiceImport/shop/pay']);
+    assert.ok(result.planRows.includes('mcs: london ← ServiceImport shop/pay (ClusterSetIP; http/TCP/80) from paris'), result.planRows.join('\n'));
+    assert.deepEqual(result.warnings.filter((w) => w.includes('ServiceExport')), []);
+  });
+
+  test('GIVEN the MCS link sets serviceExports: false WHEN compiled THEN shop/pay is not imported', () => {
+    const optOut = spec((f) => {
+      new Link(f, 'london-from-paris', { source: new Cluster(f, 'london'), target: new Cluster(f, 'paris'), mcs: true, serviceExports: false });
+    });
+    const { objects } = compileObjects(optOut, snapshot({ paris: target([pay], at('203.0.113.10')) }, { london: source(['shop']) }));
+    assert.deepEqual([...objects.keys()].filter((k) => k.includes('/shop/')), []);
+  });
+
+  test('GIVEN a lock whose paris was observed before ServiceExports were read WHEN compiled THEN a warning says to observe it again', () => {
+    const { result } = compileObjects(mixed, snapshot({ paris: target([], at('203.0.113.10')) }, { london: source(['shop']), berlin: source(['shop']) }));
+    assert.deepEqual(result.warnings.filter((w) => w.includes('ServiceExport')), [
+      'london: the lock holds no observation of "paris"\'s ServiceExport objects (MCS link fleet/london-from-paris exports the Services they name); run synth with cluster access to observe them',
+    ]);
+  });
+
+  test('GIVEN serviceExports on a link without mcs WHEN the fleet is built THEN it is refused with what to do', () => {
+    assert.throws(
+      () => spec((f) => new Link(f, 'london-from-paris', { source: new Cluster(f, 'london'), target: new Cluster(f, 'paris'), serviceExports: true })),
+      /london-from-paris.*serviceExports applies only to a link with mcs: true/s,
+    );
+  });
+});
