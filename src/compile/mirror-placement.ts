@@ -13,10 +13,17 @@ import { mirrorServiceName } from './names.js';
 /** Where `service` of `link`'s target is mirrored, when renamed or relocated; undefined for the default place. */
 export function mirrorPlacement(link: LinkSpec, fleet: FleetSpec, service: ObservedService, mode: string, diagnostics: Diagnostics): MirrorPlacement | undefined {
   const exp = fleet.explicitExports.find((e) => e.cluster === link.target && e.namespace === service.namespace && e.name === service.name);
-  const namespace = exp?.mirrorAs?.namespace ?? link.namespaceMap?.[service.namespace];
+  // An own property only: a namespace called "constructor" must not find Object.prototype's.
+  const mapped = link.namespaceMap !== undefined && Object.hasOwn(link.namespaceMap, service.namespace) ? link.namespaceMap[service.namespace] : undefined;
+  const namespace = exp?.mirrorAs?.namespace ?? mapped;
   const name = exp?.mirrorAs?.name;
   if (namespace === undefined && name === undefined) return undefined;
   const origin = `${link.target}/${service.namespace}/${service.name}`;
+  if (link.mcs === true) {
+    // A ServiceImport is found by the exported service's own name and namespace (clusterset.local).
+    diagnostics.warn(`${link.source}: ${origin} is imported through the MCS API, whose ServiceImport keeps the exported service's name and namespace, so its rename or relocation (${exp?.mirrorAs ? `mirrorAs of ${exp.path}` : `namespaceMap of link ${link.path}`}) is not applied`);
+    return undefined;
+  }
   if (mode !== 'gateway') {
     // Flat and per-pod mirrors are resolved by the original name in the same namespace (Linkerd's remote-service label, pod names).
     diagnostics.warn(`${link.source}: ${origin} is mirrored in ${mode} mode, which Linkerd resolves by the service's own name and namespace, so its rename or relocation (${exp?.mirrorAs ? `mirrorAs of ${exp.path}` : `namespaceMap of link ${link.path}`}) is not applied`);

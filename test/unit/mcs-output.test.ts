@@ -54,6 +54,40 @@ describe('MCS-API output', () => {
   });
 });
 
+describe('MCS-API output stays isolated to one service', () => {
+  test('GIVEN service api-us from east and api from us-east (their slices would share a name) WHEN compiled THEN the later import leaves that cluster out with a warning, nothing crashes, and --strict makes it an error', () => {
+    // GIVEN two targets whose cluster names make `<svc>-<cluster>-mcs` equal for two different services
+    const clash = spec((f) => {
+      const london = new Cluster(f, 'london');
+      new Link(f, 'london-from-east', { source: london, target: new Cluster(f, 'east'), mcs: true });
+      new Link(f, 'london-from-us-east', { source: london, target: new Cluster(f, 'us-east'), mcs: true });
+    });
+    const snap = snapshot({ east: target([service('shop', 'api-us')], at('203.0.113.10')), 'us-east': target([service('shop', 'api')], at('198.51.100.30')) }, { london: source(['shop']) });
+    // WHEN compiled
+    const { objects, result } = compileObjects(clash, snap);
+    // THEN one of them keeps the slice name, the other cluster is left out of its import, with a warning
+    const slices = [...objects.keys()].filter((k) => k.includes('EndpointSlice')).sort();
+    assert.deepEqual(slices, ['london/EndpointSlice/shop/api-us-east-mcs-ipv4']);
+    assert.equal((objects.get('london/EndpointSlice/shop/api-us-east-mcs-ipv4') as any).metadata.labels['multicluster.kubernetes.io/service-name'], 'api');
+    assert.ok(result.warnings.some((w) => w.includes('ServiceImport shop/api-us from "east" would be named like those of ServiceImport shop/api')), result.warnings.join('\n'));
+    // AND with --strict it is a compile error instead
+    assert.throws(() => compileObjects(clash, snap, { strict: true }), /would be named like those of ServiceImport shop\/api/);
+  });
+
+  test('GIVEN an MCS link with a namespaceMap, and a target namespace called "constructor" WHEN compiled THEN imports stay in the exported namespace with a warning, and nothing reads Object.prototype', () => {
+    const mapped = spec((f) => {
+      new Link(f, 'london-from-paris', { source: new Cluster(f, 'london'), target: new Cluster(f, 'paris'), mcs: true, namespaceMap: { shop: 'shop-paris' } });
+    });
+    const snap = snapshot({ paris: target([service('shop', 'orders'), service('constructor', 'x')], at('203.0.113.10')) }, { london: source(['shop', 'shop-paris', 'constructor']) });
+    const { objects, result } = compileObjects(mapped, snap);
+    assert.ok(objects.has('london/ServiceImport/shop/orders'), [...objects.keys()].join(', '));
+    assert.ok(objects.has('london/ServiceImport/constructor/x'), [...objects.keys()].join(', '));
+    assert.ok(result.warnings.some((w) => w.includes('paris/shop/orders is imported through the MCS API') && w.includes('is not applied')), result.warnings.join('\n'));
+    assert.ok(!result.planRows.some((r) => r.startsWith('renamed export:')), result.planRows.join('\n'));
+    assert.ok(!result.warnings.some((w) => w.includes('constructor/x')), result.warnings.join('\n'));
+  });
+});
+
 describe('MCS exports from the targets\' ServiceExport objects', () => {
   const mixed = spec((f) => {
     const paris = new Cluster(f, 'paris');

@@ -25,6 +25,12 @@ const snap = (services = [service('shop', 'orders'), service('shop', 'cart')], n
 const services = (objects: Map<string, unknown>): string[] => [...objects.keys()].filter((k) => k.startsWith('london/Service/')).sort();
 
 describe('renamed and relocated exports', () => {
+  test('GIVEN a namespaceMap and a target service in namespace "constructor" (a valid DNS label) WHEN compiled THEN it is mirrored in its own namespace: the map is not read through Object.prototype', () => {
+    const { objects, result } = compileObjects(fleetWith({ link: { namespaceMap: { shop: 'shop-paris' } } }), snap([service('constructor', 'api')], ['constructor', 'shop', 'shop-paris']));
+    assert.deepEqual(services(objects), ['london/Service/constructor/api-paris']);
+    assert.ok(!result.warnings.some((w) => w.includes('constructor/api')), result.warnings.join('\n'));
+  });
+
   test('GIVEN an explicit export mirrored as compat/legacy-orders WHEN compiled THEN the mirror has that name and namespace, and every data-plane field names the original', () => {
     const { objects, result } = compileObjects(fleetWith({ mirrorAs: { name: 'legacy-orders', namespace: 'compat' } }), snap());
     assert.deepEqual(services(objects), ['london/Service/compat/legacy-orders-paris', 'london/Service/shop/cart-paris']);

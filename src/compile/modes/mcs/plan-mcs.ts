@@ -18,6 +18,8 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
     groups.set(key, [...(groups.get(key) ?? []), request]);
   }
   const units: MirrorUnit[] = [];
+  // `<name>-<cluster>-mcs-…` can be the same for two imports (service api-us from east, api from us-east): first come, first served.
+  const sliceOwners = new Map<string, string>();
   for (const key of [...groups.keys()].sort(compareStrings)) {
     const members = groups.get(key)!.sort((a, b) => compareStrings(a.target.name, b.target.name));
     const [namespace, name] = key.split('/') as [string, string];
@@ -45,6 +47,16 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
         }
         port = outcome.port;
       }
+      const slices = `${namespace}/${name}-${member.target.name}-mcs`;
+      const owner = sliceOwners.get(slices);
+      if (owner !== undefined && owner !== key) {
+        diagnostics.skip(
+          `${source}: the EndpointSlices of ServiceImport ${key} from "${member.target.name}" would be named like those of ServiceImport ${owner} (${slices}-…)`,
+          `its endpoints from "${member.target.name}" are left out of ServiceImport ${key}; rename one of the services`,
+        );
+        continue;
+      }
+      sliceOwners.set(slices, key);
       clusters.push({ cluster: member.target.name, addresses: gateway.addresses, port });
     }
     if (clusters.length === 0) continue;
