@@ -5,6 +5,7 @@
  */
 import type { FileTree } from '../emit/render-files.js';
 import { HEADLESS_MIRROR_SVC_NAME_LABEL } from '../contract/linkerd.js';
+import { MCS_SOURCE_CLUSTER_LABEL } from '../contract/kubernetes.js';
 import { compareStrings } from '../util/order.js';
 import { SOURCE_SHARE_LIMIT, SOURCE_SHARE_MINIMUM, WHOLE_TARGET_MINIMUM } from './removal-policy.js';
 
@@ -43,20 +44,49 @@ export function mirrorTargetOf(text: string): string | undefined {
   return target;
 }
 
-/** Mirror Services per source folder and target: `source → target → paths`. */
+/** An MCS import's EndpointSlice of one exporting cluster: `<source>/<ns>/endpointslice-<svc>-<cluster>-mcs-ipv4[-n].yaml`. */
+const MCS_SLICE_FILE = /^([^/]+)\/([^/]+)\/endpointslice-(.+)-mcs-ipv[46](?:-\d+)?\.yaml$/;
+const MCS_SOURCE_CLUSTER_LINE = `    ${MCS_SOURCE_CLUSTER_LABEL}: `;
+
+/** The exporting cluster of an MCS EndpointSlice, from its `multicluster.kubernetes.io/source-cluster` label (as {@link mirrorTargetOf} reads labels). */
+function mcsSourceClusterOf(text: string): string | undefined {
+  const start = text.indexOf('\n  labels:\n');
+  if (start < 0) return undefined;
+  for (const line of text.slice(start + 11).split('\n')) {
+    if (!line.startsWith('    ')) break;
+    if (line.startsWith(MCS_SOURCE_CLUSTER_LINE)) return /^"?([a-z0-9-]+)"?$/.exec(line.slice(MCS_SOURCE_CLUSTER_LINE.length))?.[1];
+  }
+  return undefined;
+}
+
+/**
+ * Mirrors per source folder and target: `source → target → keys`. A Linkerd mirror is its Service
+ * file; an MCS import of one exporting cluster (its slices, whatever their address families and
+ * chunks) counts once, keyed `mcs:<source>/<ns>/<svc>-<cluster>`, so MCS output is guarded too.
+ */
 function mirrorServices(tree: FileTree): Map<string, Map<string, Set<string>>> {
   const out = new Map<string, Map<string, Set<string>>>();
   for (const [path, text] of tree) {
+    let target: string | undefined;
+    let key = path;
+    let source: string;
     const file = SERVICE_FILE.exec(path);
-    if (!file) continue;
-    const target = mirrorTargetOf(text);
+    if (file) {
+      target = mirrorTargetOf(text);
+      source = file[1]!;
+    } else {
+      const slice = MCS_SLICE_FILE.exec(path);
+      if (!slice) continue;
+      target = mcsSourceClusterOf(text);
+      source = slice[1]!;
+      key = `mcs:${source}/${slice[2]}/${slice[3]}`;
+    }
     if (target === undefined) continue;
-    const source = file[1]!;
     let byTarget = out.get(source);
     if (!byTarget) out.set(source, (byTarget = new Map()));
     let paths = byTarget.get(target);
     if (!paths) byTarget.set(target, (paths = new Set()));
-    paths.add(path);
+    paths.add(key);
   }
   return out;
 }
@@ -69,8 +99,9 @@ export function largeRemovals(before: FileTree, after: FileTree): LargeRemoval[]
     let total = 0;
     let removedTotal = 0;
     for (const [target, paths] of [...byTarget].sort(([a], [b]) => compareStrings(a, b))) {
-      const removed = [...paths].filter((p) => !after.has(p)).length;
-      const remaining = afterMirrors.get(source)?.get(target)?.size ?? 0;
+      const kept = afterMirrors.get(source)?.get(target);
+      const removed = [...paths].filter((p) => !after.has(p) && !kept?.has(p)).length;
+      const remaining = kept?.size ?? 0;
       total += paths.size;
       removedTotal += removed;
       if (remaining === 0 && removed >= WHOLE_TARGET_MINIMUM) found.push({ source, target, removed, before: paths.size });

@@ -81,3 +81,30 @@ test('GIVEN a lock with 1 service of paris WHEN paris lists none, or 3 of rome W
   assert.equal(snapshot.targets.paris!.services.length, 0);
   assert.equal(snapshot.targets.rome!.services.length, 1);
 });
+
+test('GIVEN MCS imports of 3 services from paris WHEN paris would no longer be imported THEN the guard stops it like mirrors (the real rendered files)', async () => {
+  // GIVEN london imports shop/a, shop/b, shop/c from paris and rome through the MCS API, rendered as synth writes them
+  const { Cluster, Link } = await import('../../src/model/index.js');
+  const { compileFleetTree } = await import('../../src/pipeline/synth-fleet.js');
+  const { DEFAULT_SELECTOR_QUERIES, gateway, service, snapshot, source, spec, target } = await import('../fixtures/snapshots.js');
+  const fleet = (targets: string[]) => spec((f) => {
+    const london = new Cluster(f, 'london');
+    for (const t of ['paris', 'rome']) {
+      const cluster = new Cluster(f, t);
+      if (targets.includes(t)) new Link(f, `london-from-${t}`, { source: london, target: cluster, mcs: true });
+    }
+  });
+  const services = ['a', 'b', 'c'].map((n) => service('shop', n));
+  const snap = snapshot({
+    paris: target(services, { selectors: DEFAULT_SELECTOR_QUERIES, gateway: gateway({ addresses: ['203.0.113.10', 'fd00::10'] }) }),
+    rome: target(services, { selectors: DEFAULT_SELECTOR_QUERIES, gateway: gateway({ addresses: ['198.51.100.30'] }) }),
+  }, { london: source(['shop']) });
+  const before = compileFleetTree(fleet(['paris', 'rome']), snap, {}).tree;
+  assert.ok([...before.keys()].includes('london/shop/endpointslice-a-paris-mcs-ipv6.yaml'), [...before.keys()].join(', '));
+  // WHEN the paris link goes (rome's imports stay)
+  const after = compileFleetTree(fleet(['rome']), snap, {}).tree;
+  // THEN the guard names london and paris, counting each import once (not per address family)
+  assert.deepEqual(largeRemovals(before, after), [{ source: 'london', target: 'paris', removed: 3, before: 3 }]);
+  // AND an unchanged tree is no removal
+  assert.deepEqual(largeRemovals(before, before), []);
+});
