@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { release } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { faultPoint, type WriteStep } from './fault-injection.js';
 
@@ -52,8 +53,13 @@ export function flushFiles(step: WriteStep, files: readonly string[]): void {
   }
 }
 
-/** syncfs(2) of the file system holding `path`, through coreutils `sync -f`; false when that is not possible. */
+/**
+ * syncfs(2) of the file system holding `path`, through coreutils `sync -f`; false when that is not
+ * possible. Only on Linux 5.8 or later: elsewhere `sync` ignores its arguments and may return before
+ * the data is on disk (BSD, macOS), and older Linux kernels' syncfs does not report write errors.
+ */
 function syncFileSystem(path: string): boolean {
+  if (!SYNCFS_REPORTS_ERRORS) return false;
   try {
     execFileSync('sync', ['--file-system', path], { stdio: 'ignore' });
     return true;
@@ -61,6 +67,13 @@ function syncFileSystem(path: string): boolean {
     return false;
   }
 }
+
+/** Whether this kernel's syncfs(2) is durable and reports writeback errors (Linux ≥ 5.8). */
+const SYNCFS_REPORTS_ERRORS = ((): boolean => {
+  if (process.platform !== 'linux') return false;
+  const [major, minor] = release().split('.').map((n) => Number.parseInt(n, 10));
+  return major !== undefined && minor !== undefined && (major > 5 || (major === 5 && minor >= 8));
+})();
 
 function fsyncFile(path: string): void {
   const fd = openSync(path, 'r');

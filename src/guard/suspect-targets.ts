@@ -22,8 +22,14 @@ export function holdBackSuspectTargets(previous: FleetSnapshot, observed: FleetS
     const before = previous.targets[cluster];
     if (!before || now === before) continue;
     if (now.services.length === 0 && before.services.length >= SUSPECT_EMPTY_MINIMUM) {
-      // The gateway is observed independently of the exports: keep the fresh one.
-      targets[cluster] = { ...before, ...(now.gateway ? { gateway: now.gateway } : {}) };
+      // The gateway, its probe and the trust roots are observed independently of the exports: keep the fresh ones.
+      const { gatewayProbe: _oldProbe, trustRoots: _oldRoots, ...kept } = before;
+      targets[cluster] = {
+        ...kept,
+        ...(now.gateway ? { gateway: now.gateway } : {}),
+        ...(now.gatewayProbe ? { gatewayProbe: now.gatewayProbe } : {}),
+        ...(now.trustRoots ? { trustRoots: now.trustRoots } : {}),
+      };
       suspects.push({ cluster, kept: before.services.length });
     }
   }

@@ -71,7 +71,8 @@ export async function probeGateway(plan: ProbePlan): Promise<ProbeOutcome> {
   let answered = false;
   let failures: string[] = [];
   for (let attempt = 1; attempt <= GATEWAY_PROBE_FAILURE_THRESHOLD; attempt++) {
-    if (attempt > 1) await sleep(plan.periodMs);
+    // The period comes from the target's annotation: capped, so a target cannot hold synth (and its run lock) for hours.
+    if (attempt > 1) await sleep(Math.min(plan.periodMs, MAX_REQUEST_MS));
     failures = [];
     for (const url of plan.urls) {
       try {

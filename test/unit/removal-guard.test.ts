@@ -75,6 +75,16 @@ test('GIVEN a lock with 3 services of paris WHEN paris now lists none THEN its s
   assert.deepEqual(snapshot.targets.paris!.gateway!.addresses, ['198.51.100.9']);
 });
 
+test('GIVEN a held-back target whose lock says its gateway probe failed WHEN the fresh probe passed THEN the fresh verdict and trust roots are kept, not the old ones', () => {
+  const root = { fingerprint: Array(32).fill('AB').join(':'), subject: 'CN=root-b', notAfter: '2030-01-01T00:00:00.000Z' };
+  const before = { ...target(['a', 'b', 'c']), gatewayProbe: { alive: false }, trustRoots: [{ ...root, subject: 'CN=root-a' }] };
+  const now = { ...target([], '198.51.100.9'), trustRoots: [root] };
+  const { snapshot } = holdBackSuspectTargets(snap({ paris: before }), snap({ paris: now }));
+  assert.deepEqual(snapshot.targets.paris!.services.map((s) => s.name), ['a', 'b', 'c']);
+  assert.equal(snapshot.targets.paris!.gatewayProbe, undefined);
+  assert.deepEqual(snapshot.targets.paris!.trustRoots, [root]);
+});
+
 test('GIVEN a lock with 1 service of paris WHEN paris lists none, or 3 of rome WHEN rome lists one THEN nothing is held back', () => {
   const { snapshot, suspects } = holdBackSuspectTargets(snap({ paris: target(['a']), rome: target(['a', 'b', 'c']) }), snap({ paris: target([]), rome: target(['a']) }));
   assert.deepEqual(suspects, []);
