@@ -11,10 +11,10 @@ import { compiledCounterpart, type SourceRedirect } from './compiled-model-redir
 /** Whether this module runs compiled (`lib/cli/*.js`) rather than from its TypeScript source. */
 const COMPILED = import.meta.url.endsWith('.js');
 
-/** tsx, which loads TypeScript fleet files, is not installed (a devDependency: `npm ci --omit=dev` leaves it out). */
+/** tsx, which loads TypeScript fleet files, is not installed (a runtime dependency: only a broken install lacks it). */
 export class TypeScriptLoaderMissingError extends Error {
   constructor() {
-    super('tsx, which loads TypeScript fleet files, is not installed; run "npm ci" (without --omit=dev)');
+    super('tsx, which loads TypeScript fleet files, is not installed; reinstall the dependencies ("npm ci")');
     this.name = 'TypeScriptLoaderMissingError';
   }
 }

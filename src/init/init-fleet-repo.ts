@@ -31,6 +31,8 @@ export interface InitResult {
   readonly kept: readonly string[];
   /** `npm run` scripts added to an existing package.json. */
   readonly scriptsAdded: readonly string[];
+  /** mirrorc's own version (the name of its packed tarball: `mirrorc-<version>.tgz`). */
+  readonly version: string;
 }
 
 /**
@@ -77,7 +79,7 @@ export function initFleetRepo(dir: string): InitResult {
     if (e instanceof InitError || !code) throw e;
     throw new InitError(`cannot write into ${dir}: ${(e as Error).message}; check the folder's permissions and free space`);
   }
-  return { created, kept, scriptsAdded };
+  return { created, kept, scriptsAdded, version: own.version };
 }
 
 /** Adds the fleet scripts an existing package.json lacks (an existing script of the same name is kept); returns their names. */

@@ -77,14 +77,18 @@ Commands (Node 20.19 or later):
 kubeconfig from the repository secret MIRRORC_KUBECONFIG.
 `;
 
-/** The package.json of a fleet repository that has none yet. */
+/**
+ * The package.json of a fleet repository that has none yet. mirrorc is not on the npm registry yet,
+ * so it depends on the packed tarball beside package.json (`npm install <path>/mirrorc-<version>.tgz`
+ * replaces that entry with the tarball's path).
+ */
 export function newPackageJson(name: string, mirrorcVersion: string, peers: Readonly<Record<string, string>>): string {
   const pkg = {
     name,
     private: true,
     type: 'module',
     scripts: FLEET_SCRIPTS,
-    dependencies: { mirrorc: `^${mirrorcVersion}`, ...peers },
+    dependencies: { mirrorc: `file:mirrorc-${mirrorcVersion}.tgz`, ...peers },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

@@ -170,7 +170,7 @@ describe('the compiled CLI', () => {
       const before = repo.hash();
       const run = await runProcess(process.execPath, [join(checkout, 'lib', 'cli', 'main.js'), 'synth', '--offline', '--report', repo.reportFile], repo.dir);
       assert.equal(run.code, 2, run.stderr);
-      assert.equal(run.stderr, 'error: cannot load clusters/fleet.ts: tsx, which loads TypeScript fleet files, is not installed; run "npm ci" (without --omit=dev)\n');
+      assert.equal(run.stderr, 'error: cannot load clusters/fleet.ts: tsx, which loads TypeScript fleet files, is not installed; reinstall the dependencies ("npm ci")\n');
       assert.equal(JSON.parse(readFileSync(repo.reportFile, 'utf8')).exitCode, 2);
       assert.equal(repo.hash(), before);
     } finally {
