@@ -91,6 +91,9 @@ function addMissingScripts(path: string, dir: string): string[] {
   } catch (e) {
     throw new InitError(`${join(dir, 'package.json')} is not valid JSON (${(e as Error).message}); fix it, then run mirrorc init again`);
   }
+  if (pkg === null || typeof pkg !== 'object' || Array.isArray(pkg) || (pkg.scripts !== undefined && (pkg.scripts === null || typeof pkg.scripts !== 'object' || Array.isArray(pkg.scripts)))) {
+    throw new InitError(`${join(dir, 'package.json')} is not a package.json (an object, with "scripts" an object if present); fix it, then run mirrorc init again`);
+  }
   const scripts = { ...(pkg.scripts ?? {}) };
   const added = Object.keys(FLEET_SCRIPTS).filter((name) => !Object.hasOwn(scripts, name));
   if (added.length === 0) return [];

@@ -59,7 +59,7 @@ export const GITIGNORE = `node_modules/
 
 export const README_MD = `# Fleet repository
 
-Linkerd multicluster mirrors of this fleet, compiled by [mirrorc](https://www.npmjs.com/package/mirrorc)
+Linkerd multicluster mirrors of this fleet, compiled by mirrorc
 and synced by a GitOps controller.
 
 - \`clusters/fleet.ts\`: the clusters and links (edit this).

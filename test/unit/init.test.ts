@@ -73,6 +73,11 @@ test('init refuses a file as its folder, and a package.json that is not JSON, in
     // THEN it throws InitError naming the problem
     assert.throws(() => initFleetRepo(join(dir, 'file')), (e: unknown) => e instanceof InitError && /is not a folder/.test(e.message));
     assert.throws(() => initFleetRepo(dir), (e: unknown) => e instanceof InitError && /package\.json is not valid JSON/.test(e.message));
+    // AND a package.json that is valid JSON but no object (null, a list), or whose scripts are no object, is refused the same way
+    for (const text of ['null', '[]', '{ "scripts": null }', '{ "scripts": "x" }']) {
+      writeFileSync(join(dir, 'package.json'), text);
+      assert.throws(() => initFleetRepo(dir), (e: unknown) => e instanceof InitError && /package\.json is not a package\.json/.test(e.message), text);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
