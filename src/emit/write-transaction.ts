@@ -62,6 +62,11 @@ const JOURNAL_TMP = 'journal.json.tmp';
 /** Lists files staged outside the transaction folder (another file system), written before them. */
 const OUTSIDE = 'outside.json';
 const KUSTOMIZATION = 'kustomization.yaml';
+/**
+ * Staged files per folder of `.<home>.txn/files/`: one folder of 540,000 files made staging
+ * superlinear on ext4 (measured: 200,000 files took 46 s in one folder, 15 s in folders of 1,024).
+ */
+const STAGED_PER_FOLDER = 1000;
 
 /** The transaction folder of the output folder `home`: `.<name>.txn` beside it. */
 export function transactionDir(home: string): string {
@@ -125,7 +130,7 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
     };
     const staged = puts.map((p, i) => {
       const inside = deviceOfFolder(dirname(p.path)) === txnDev;
-      const at = inside ? join(txn, 'files', String(i)) : join(dirname(p.path), `.${basename(p.path)}.mirrorc-staged`);
+      const at = inside ? join(txn, 'files', String(Math.floor(i / STAGED_PER_FOLDER)), String(i)) : join(dirname(p.path), `.${basename(p.path)}.mirrorc-staged`);
       if (!inside) outside.push(rel(at));
       return at;
     });
@@ -141,12 +146,13 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
       ops.push({ op: 'put', path: rel(p.path), staged: rel(staged[i]!), step: p.step });
     });
     current = '';
-    flushFiles('stage-sync', staged);
+    const syncedDevices = flushFiles('stage-sync', staged);
     for (const d of deletes) ops.push({ op: 'delete', path: rel(d), step: 'apply-delete' });
     for (const d of rmdirs) ops.push({ op: 'rmdir', path: rel(d), step: 'apply-rmdir' });
     // Lock (and other single files) last: after the tree they describe is complete.
     ops.sort((a, b) => rank(a) - rank(b));
-    for (const d of stagedDirs) fsyncDirectory(d);
+    // syncfs made the entries of every folder on its file system durable; others get their fsync.
+    for (const d of stagedDirs) if (!syncedDevices.has(deviceOfFolder(d))) fsyncDirectory(d);
     current = join(txn, JOURNAL);
     const journal: Journal = { format: 1, ops };
     writeDurably('journal-write', join(txn, JOURNAL_TMP), `${JSON.stringify(journal, null, 1)}\n`);
