@@ -54,6 +54,24 @@ describe('MCS-API output', () => {
   });
 });
 
+describe('MCS-API output follows readiness as Linkerd mirrors do', () => {
+  test('GIVEN orders without a ready endpoint in paris, and rome\'s gateway failing its not-ready probe WHEN compiled THEN paris\'s slice keeps its name with no endpoints, and rome\'s endpoints are not ready', () => {
+    const probed = spec((f) => {
+      const london = new Cluster(f, 'london');
+      new Link(f, 'london-from-paris', { source: london, target: new Cluster(f, 'paris'), mcs: true });
+      new Link(f, 'london-from-rome', { source: london, target: new Cluster(f, 'rome', { gateway: { probe: { mode: 'not-ready' } } }), mcs: true });
+    });
+    const snap = snapshot({
+      paris: target([service('shop', 'orders', { hasReadyEndpoints: false })], at('203.0.113.10')),
+      rome: { ...target([service('shop', 'orders')], at('198.51.100.30')), gatewayProbe: { alive: false } },
+    }, { london: source(['shop']) });
+    const { objects } = compileObjects(probed, snap);
+    assert.deepEqual((objects.get('london/EndpointSlice/shop/orders-paris-mcs-ipv4') as any).endpoints, []);
+    assert.deepEqual((objects.get('london/EndpointSlice/shop/orders-rome-mcs-ipv4') as any).endpoints, [{ addresses: ['198.51.100.30'], conditions: { ready: false } }]);
+    assert.ok(objects.has('london/ServiceImport/shop/orders'));
+  });
+});
+
 describe('MCS-API output stays isolated to one service', () => {
   test('GIVEN service api-us from east and api from us-east (their slices would share a name) WHEN compiled THEN the later import leaves that cluster out with a warning, nothing crashes, and --strict makes it an error', () => {
     // GIVEN two targets whose cluster names make `<svc>-<cluster>-mcs` equal for two different services

@@ -21,6 +21,8 @@ export interface McsClusterEndpoints {
   readonly addresses: readonly string[];
   /** The port every service port goes to at those addresses. */
   readonly port: number;
+  /** `empty`: the exported service has no ready endpoint (no endpoints written); `not-ready`: the gateway failed synth's probe. @default ready */
+  readonly readiness?: 'ready' | 'not-ready' | 'empty';
 }
 
 /** A port of a ServiceImport. */
@@ -58,11 +60,15 @@ export class McsImport extends Construct {
       spec: { type: props.type, ports: props.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: p.port, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) })) },
     });
     for (const cluster of props.clusters) {
+      // As for Linkerd mirrors: with no ready endpoint behind the service, the slices (same names) hold
+      // no endpoints; with a dead gateway, its addresses are not ready.
       const addresses = [...cluster.addresses].sort(compareStrings);
+      const ready = cluster.readiness !== 'not-ready';
       for (const addressType of ['IPv4', 'IPv6'] as const) {
         const family = addresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
-        for (let chunk = 0; chunk * MAX_ENDPOINTS_PER_SLICE < family.length; chunk++) {
-          const part = family.slice(chunk * MAX_ENDPOINTS_PER_SLICE, (chunk + 1) * MAX_ENDPOINTS_PER_SLICE);
+        const chunks = cluster.readiness === 'empty' ? Math.min(family.length, 1) : Math.ceil(family.length / MAX_ENDPOINTS_PER_SLICE);
+        for (let chunk = 0; chunk < chunks; chunk++) {
+          const part = cluster.readiness === 'empty' ? [] : family.slice(chunk * MAX_ENDPOINTS_PER_SLICE, (chunk + 1) * MAX_ENDPOINTS_PER_SLICE);
           new k8s.KubeEndpointSlice(this, `slice-${cluster.cluster}-${addressType}-${chunk}`, {
             metadata: {
               name: `${name}-${cluster.cluster}-mcs-${addressType.toLowerCase()}${chunk === 0 ? '' : `-${chunk}`}`,
@@ -70,7 +76,7 @@ export class McsImport extends Construct {
               labels: { ...managed, [MCS_SERVICE_NAME_LABEL]: name, [MCS_SOURCE_CLUSTER_LABEL]: cluster.cluster, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME },
             },
             addressType,
-            endpoints: part.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+            endpoints: part.map((ip) => ({ addresses: [ip], conditions: { ready } })),
             ports: props.ports.map((p) => ({ name: p.name, port: cluster.port, protocol: p.protocol })),
           });
         }

@@ -8,6 +8,7 @@ import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { compareStrings } from '../../../util/order.js';
 import { genericGatewayPort, isGenericGateway } from '../gateway/generic-gateway-port.js';
+import { gatewayEndpoints } from '../gateway/plan-gateway.js';
 import { McsImport, type McsClusterEndpoints, type McsPort } from './mcs-import.js';
 
 /** The MCS units of `source` from `requests` (gateway-mode requests of its MCS links). */
@@ -57,7 +58,8 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
         continue;
       }
       sliceOwners.set(slices, key);
-      clusters.push({ cluster: member.target.name, addresses: gateway.addresses, port });
+      const readiness = member.service.hasReadyEndpoints === false && member.link.followServiceReadiness !== false ? 'empty' : gatewayEndpoints(member);
+      clusters.push({ cluster: member.target.name, addresses: gateway.addresses, port, ...(readiness !== 'ready' ? { readiness } : {}) });
     }
     if (clusters.length === 0) continue;
     const type = winner.service.headless ? 'Headless' : 'ClusterSetIP';
