@@ -4,7 +4,7 @@
  * Flux sync `dist/` with prune on, so a removal here is a deletion in a live cluster.
  */
 import type { FileTree } from '../emit/render-files.js';
-import { HEADLESS_MIRROR_SVC_NAME_LABEL } from '../contract/linkerd.js';
+import { HEADLESS_MIRROR_SVC_NAME_LABEL, REMOTE_CLUSTER_NAME_LABEL } from '../contract/linkerd.js';
 import { MCS_SOURCE_CLUSTER_LABEL } from '../contract/kubernetes.js';
 import { compareStrings } from '../util/order.js';
 import { SOURCE_SHARE_LIMIT, SOURCE_SHARE_MINIMUM, WHOLE_TARGET_MINIMUM } from './removal-policy.js';
@@ -20,43 +20,51 @@ export interface LargeRemoval {
   readonly before: number;
 }
 
-const CLUSTER_NAME_LINE = /^ {4}mirror\.linkerd\.io\/cluster-name: "?([a-z0-9-]+)"?$/;
 const SERVICE_FILE = /^([^/]+)\/(?:[^/]+\/)?service-[^/]+\.yaml$/;
+/** A label value that names a cluster: a DNS label, possibly quoted. */
+const CLUSTER_VALUE = /^"?([a-z0-9-]+)"?$/;
 
 const PER_POD_LINE = `    ${HEADLESS_MIRROR_SVC_NAME_LABEL}:`;
+const CLUSTER_NAME_LINE = `    ${REMOTE_CLUSTER_NAME_LABEL}: `;
 
 /**
- * The target an exported service's mirror came from: its `mirror.linkerd.io/cluster-name` label,
- * read from the file text without parsing every file (the writer puts `metadata.labels` at a
- * two-space indent and its keys at four; cluster names are DNS labels, possibly quoted). Undefined
- * for other Services, and for per-pod mirrors: a StatefulSet's pods come and go with its replicas,
- * so the guard counts exported services, each once.
+ * The lines of `metadata.labels` of a generated file, read from its text without parsing it (the
+ * writer puts `labels:` at a two-space indent and its keys at four).
  */
-export function mirrorTargetOf(text: string): string | undefined {
+function labelLines(text: string): string[] {
   const start = text.indexOf('\n  labels:\n');
-  if (start < 0) return undefined;
-  let target: string | undefined;
+  if (start < 0) return [];
+  const lines: string[] = [];
   for (const line of text.slice(start + 11).split('\n')) {
     if (!line.startsWith('    ')) break;
-    if (line.startsWith(PER_POD_LINE)) return undefined;
-    target ??= CLUSTER_NAME_LINE.exec(line)?.[1];
+    lines.push(line);
   }
-  return target;
+  return lines;
+}
+
+/** The cluster named by the label line starting with `prefix` (`    <key>: `), or undefined. */
+function clusterLabel(lines: readonly string[], prefix: string): string | undefined {
+  const line = lines.find((l) => l.startsWith(prefix));
+  return line === undefined ? undefined : CLUSTER_VALUE.exec(line.slice(prefix.length))?.[1];
+}
+
+/**
+ * The target an exported service's mirror came from: its `mirror.linkerd.io/cluster-name` label.
+ * Undefined for other Services, and for per-pod mirrors: a StatefulSet's pods come and go with its
+ * replicas, so the guard counts exported services, each once.
+ */
+export function mirrorTargetOf(text: string): string | undefined {
+  const lines = labelLines(text);
+  return lines.some((l) => l.startsWith(PER_POD_LINE)) ? undefined : clusterLabel(lines, CLUSTER_NAME_LINE);
 }
 
 /** An MCS import's EndpointSlice of one exporting cluster: `<source>/<ns>/endpointslice-<svc>-<cluster>-mcs-ipv4[-n].yaml`. */
 const MCS_SLICE_FILE = /^([^/]+)\/([^/]+)\/endpointslice-(.+)-mcs-ipv[46](?:-\d+)?\.yaml$/;
 const MCS_SOURCE_CLUSTER_LINE = `    ${MCS_SOURCE_CLUSTER_LABEL}: `;
 
-/** The exporting cluster of an MCS EndpointSlice, from its `multicluster.kubernetes.io/source-cluster` label (as {@link mirrorTargetOf} reads labels). */
+/** The exporting cluster of an MCS EndpointSlice: its `multicluster.kubernetes.io/source-cluster` label. */
 function mcsSourceClusterOf(text: string): string | undefined {
-  const start = text.indexOf('\n  labels:\n');
-  if (start < 0) return undefined;
-  for (const line of text.slice(start + 11).split('\n')) {
-    if (!line.startsWith('    ')) break;
-    if (line.startsWith(MCS_SOURCE_CLUSTER_LINE)) return /^"?([a-z0-9-]+)"?$/.exec(line.slice(MCS_SOURCE_CLUSTER_LINE.length))?.[1];
-  }
-  return undefined;
+  return clusterLabel(labelLines(text), MCS_SOURCE_CLUSTER_LINE);
 }
 
 /**
