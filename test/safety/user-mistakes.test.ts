@@ -84,9 +84,12 @@ async function assertFleetRefused(text: string, message: RegExp, args: readonly 
 }
 
 describe('fleet file mistakes: exit 2, file:line:column, no stack trace, dist/ and lock untouched', () => {
-  test('GIVEN a ReferenceError at the top level of the fleet file WHEN synth runs THEN it names line 2, column 11', async () => {
+  test('GIVEN a ReferenceError at the top level of the fleet file WHEN synth runs THEN it names line 2, column 14, where the misspelled name starts', async () => {
+    const line = 'const typo = eest + 1;';
+    // (line 1 is the import; columns count from 1)
+    assert.equal(line.indexOf('eest') + 1, 14);
     await assertFleetRefused(
-      fleetFile('const typo = eest + 1;', 'export default function defineFleet(fleet: Fleet): void {', VALID_BODY, '}'),
+      fleetFile(line, 'export default function defineFleet(fleet: Fleet): void {', VALID_BODY, '}'),
       /clusters\/fleet\.ts:2:14: ReferenceError: eest is not defined\n {2}hint: a name is misspelled/,
     );
   });
