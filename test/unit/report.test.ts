@@ -1,6 +1,6 @@
 /** The JSON run report (--report): content on a known change, on failures, and stable across runs. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
@@ -14,6 +14,15 @@ test('the report of a plan lists, per source, exactly the changed files, and per
     ws.editLock('198.51.100.7', '198.51.100.8');
     ws.editLock('"format": 1,', '"format": 1,\n  "staleSince": { "targets": { "paris": "2025-03-01T10:00:00Z" } },');
     const reportFile = join(ws.dir, 'report.json');
+    // The counts come from the fixture: a target's services in the lock; a source's files in the
+    // committed dist/ (plan writes nothing, and this change adds and removes no file) but the changed ones.
+    const lock = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
+    const exported = (cluster: string): number => lock.targets[cluster].services.length;
+    const filesOf = (cluster: string): number => readdirSync(join(ws.outDir, cluster), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+    const westChanged = ['shop/endpoints-payments-east.yaml', 'shop/endpointslice-payments-east-ipv4.yaml'];
+    const targetCounts = Object.fromEntries(['ap', 'east', 'eu', 'lyon', 'oslo', 'paris', 'us', 'west'].map((c) => [c, exported(c)]));
+    const sourceFiles = Object.fromEntries(['ap', 'east', 'eu', 'london', 'us', 'west'].map((c) => [c, filesOf(c)]));
+    for (const [c, n] of Object.entries({ ...targetCounts, ...sourceFiles })) assert.ok(n > 0, `${c}: the fixture is empty`);
     // WHEN planning with a report
     const result = await ws.run({ mode: 'plan', reportFile });
     // THEN the file holds the documented document
@@ -28,23 +37,23 @@ test('the report of a plan lists, per source, exactly the changed files, and per
       shard: null,
       lockChanged: true, // the hand-edited lock is not canonical JSON
       targets: [
-        { cluster: 'ap', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
-        { cluster: 'east', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 3 },
-        { cluster: 'eu', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
-        { cluster: 'lyon', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 2 },
-        { cluster: 'oslo', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
-        { cluster: 'paris', observed: false, reachable: null, stale: true, staleSince: '2025-03-01T10:00:00Z', error: null, exportedServices: 1 },
-        { cluster: 'us', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 1 },
-        { cluster: 'west', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: 2 },
+        { cluster: 'ap', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: targetCounts.ap },
+        { cluster: 'east', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: targetCounts.east },
+        { cluster: 'eu', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: targetCounts.eu },
+        { cluster: 'lyon', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: targetCounts.lyon },
+        { cluster: 'oslo', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: targetCounts.oslo },
+        { cluster: 'paris', observed: false, reachable: null, stale: true, staleSince: '2025-03-01T10:00:00Z', error: null, exportedServices: targetCounts.paris },
+        { cluster: 'us', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: targetCounts.us },
+        { cluster: 'west', observed: false, reachable: null, stale: false, staleSince: null, error: null, exportedServices: targetCounts.west },
       ],
       sources: [
         ...(['ap', 'east', 'eu', 'london', 'us'] as const).map((cluster) => ({
           cluster, observed: false, reachable: null, stale: false, staleSince: null, error: null, compiled: true, added: [], changed: [], removed: [],
-          unchanged: { ap: 36, east: 10, eu: 36, london: 16, us: 36 }[cluster],
+          unchanged: sourceFiles[cluster],
         })),
         {
           cluster: 'west', observed: false, reachable: null, stale: false, staleSince: null, error: null, compiled: true,
-          added: [], changed: ['shop/endpoints-payments-east.yaml', 'shop/endpointslice-payments-east-ipv4.yaml'], removed: [], unchanged: 8,
+          added: [], changed: westChanged, removed: [], unchanged: sourceFiles.west! - westChanged.length,
         },
       ],
       warnings: [],
