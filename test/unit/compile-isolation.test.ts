@@ -4,6 +4,7 @@
  * the mirror that exists in the current output keeps its name (src/emit/previous-owners.ts).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,9 @@ import { readTree } from '../../src/emit/write-output.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import type { FleetSnapshot, PinnedRangeService } from '../../src/snapshot/snapshot.js';
 import { compileObjects, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
+import { renderClash } from './support/clash-render.js';
+
+const CLASH_RENDER = join(import.meta.dirname, 'support', 'clash-render.ts');
 
 // s mirrors x-y and y: foo of "x-y" and foo-x of "y" are both mirrored as foo-x-y.
 const clashFleet = spec((f) => {
@@ -60,11 +64,28 @@ describe('one service never freezes the fleet', () => {
     }
   });
 
-  test('GIVEN a clash and a previous owner WHEN compiled twice THEN the output and the warnings are byte-identical', () => {
-    const a = compileObjects(clashFleet, clashSnapshot(), { previousOwners: { s: { 'default/foo-x-y': 'y/default/foo-x' } } });
-    const b = compileObjects(clashFleet, clashSnapshot(), { previousOwners: { s: { 'default/foo-x-y': 'y/default/foo-x' } } });
-    assert.deepEqual(a.result.charts.map((c) => JSON.stringify(c.toJson())), b.result.charts.map((c) => JSON.stringify(c.toJson())));
-    assert.deepEqual(a.result.warnings, b.result.warnings);
+  test('GIVEN a clash, a previous owner, foreign Services and pinned IPs WHEN compiled from inputs in the reverse order, and in another process with another time zone and locale THEN the files, warnings and pinned IPs are byte-identical', async () => {
+    // GIVEN the inputs as observation writes them (sorted), rendered to dist/'s files
+    const sorted = renderClash('sorted');
+    const { files, warnings, pinnedServiceIPs } = JSON.parse(sorted);
+    const paths: string[] = files[0][1].map(([p]: [string]) => p);
+    for (const p of ['default/service-foo-x-y.yaml', 'default/service-keep-x-y.yaml', 'apps/service-web-x-y.yaml', 'default/service-kafka-1-x-y.yaml', 'default/service-zk-2-y.yaml', 'default/service-zk-y.yaml']) assert.ok(paths.includes(p), `${p} in ${paths.join(', ')}`);
+    assert.ok(!paths.includes('default/service-other-y.yaml') && !paths.includes('default/service-taken-x-y.yaml'), 'foreign names are skipped');
+    assert.equal(warnings.length, 3, warnings.join('\n'));
+    assert.equal(Object.keys(pinnedServiceIPs.s).length, 5);
+    // WHEN every list and record of the snapshot (targets, sources, services, hostnames, namespaces,
+    // selectors, foreign Services) is in the reverse order THEN the same bytes
+    assert.equal(renderClash('reversed'), sorted);
+    // WHEN compiled in another process, at UTC+14 in a Turkish locale (dotless i, comma decimals), from either order
+    const env = { ...process.env, NODE_OPTIONS: '', TZ: 'Pacific/Kiritimati', LC_ALL: 'tr_TR.UTF-8', LANG: 'tr_TR.UTF-8' };
+    for (const order of ['sorted', 'reversed']) {
+      const child = spawnSync(process.execPath, ['--import', 'tsx', CLASH_RENDER, order], { cwd: join(import.meta.dirname, '..', '..'), encoding: 'utf8', env, maxBuffer: 16 * 1024 * 1024 });
+      assert.equal(child.status, 0, child.stderr);
+      const [environment, ...rest] = child.stdout.split('\n');
+      assert.equal(environment, 'Pacific/Kiritimati tr-TR', 'the child runs in another time zone and locale');
+      // THEN the same bytes
+      assert.equal(rest.join('\n'), sorted, `${order}, in another process`);
+    }
   });
 
   test('GIVEN a mirror name taken by a foreign Service of the source WHEN compiled THEN only that mirror is skipped', () => {
