@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { readTree } from '../../src/emit/read-tree.js';
 import { transactionDir } from '../../src/emit/write-transaction.js';
-import { SafetyRepo, assertNoStackTrace, assertOneOf, holdRunLock, startProcess, stateHash, REPO_ROOT, type CliRun } from './support.js';
+import { SafetyRepo, assertNoStackTrace, assertOneOf, holdRunLock, startProcess, stateHash, REPO_ROOT, type CliRun, type StartedProcess } from './support.js';
 import {
   FLEET_A, FLEET_B, LOCK_NEW_TEXT, LOCK_OLD, danglingKustomizationEntries, generatedLock, synthInProcess, writeLeftovers,
 } from './write-path-fixtures.js';
@@ -234,8 +234,9 @@ describe('run lock', () => {
     }
   });
 
-  test('GIVEN a hundreds-of-files fleet WHEN rounds of four synth runs of two different fleets start together on one repository THEN each exits 0 or 6 and each round ends in one complete state', async () => {
+  test('GIVEN a hundreds-of-files fleet and its run lock held WHEN rounds of four synth runs of two different fleets start together THEN the --wait 0 runs are refused (6) naming the holder, the --wait 600 runs both wait, and once the lock is released both write (0), one after the other, ending in one complete state', async () => {
     const repo = new SafetyRepo();
+    const processes: StartedProcess[] = [];
     try {
       repo.writeFleet(FLEET_A, 'clusters/fleet-a.ts');
       repo.writeFleet(FLEET_B, 'clusters/fleet-b.ts');
@@ -252,26 +253,59 @@ describe('run lock', () => {
       }
       assert.ok(readTree(repo.outDir).size > 300, `only ${readTree(repo.outDir).size} files`);
       assert.notEqual(complete.A, complete.B);
-      // The runs that wait say so with a generous --wait: the default (60 s) could run out on a loaded
-      // machine while three others write, which would make the outcome depend on timing.
+      // The overlap is forced, not hoped for: a test process holds the run lock while the four runs
+      // start, so every run meets a held lock whatever the scheduling. The waiting runs say so with a
+      // generous --wait, so that a loaded machine cannot make them give up.
       const runs = [
         ['--fleet', 'clusters/fleet-a.ts', '--wait', '600'], ['--fleet', 'clusters/fleet-b.ts', '--wait', '0'],
         ['--fleet', 'clusters/fleet-a.ts', '--wait', '0'], ['--fleet', 'clusters/fleet-b.ts', '--wait', '600'],
       ];
+      const main = join(REPO_ROOT, 'src', 'cli', 'main.ts');
       for (let round = 0; round < 3; round++) {
+        const before = repo.hash();
         const order = [...runs.slice(round), ...runs.slice(0, round)];
-        const results = await Promise.all(order.map((args, i) =>
-          repo.run(['synth', '--offline', ...lock, ...args], { reportFile: join(repo.dir, `report-${i}.json`) }).then((r) => ({ args, r }))));
-        for (const { args, r } of results) {
-          if (r.code === ExitCode.BUSY) assertFailure(r, ExitCode.BUSY, /is being written by another mirrorc run \((pid \d+ on host|holder unknown)/);
-          else assertOk(r);
-          assert.ok(r.code === 0 || args[args.length - 1] === '0', `a run with --wait 600 exited ${r.code}`);
+        const holder = await holdRunLock(repo.outDir, repo.dir);
+        let started: { args: string[]; reportFile: string; p: ReturnType<typeof startProcess> }[] = [];
+        try {
+          started = order.map((args, i) => {
+            const reportFile = join(repo.dir, `report-${i}.json`);
+            rmSync(reportFile, { force: true });
+            const p = startProcess([main, 'synth', '--offline', ...lock, ...args, '--report', reportFile], repo.dir);
+            processes.push(p);
+            return { args, reportFile, p };
+          });
+          // WHEN the lock is held THEN each --wait 0 run ends on its own, refused, naming the holder
+          for (const { args, reportFile, p } of started.filter((s) => s.args.at(-1) === '0')) {
+            const r = await p.done;
+            const report = existsSync(reportFile) ? JSON.parse(readFileSync(reportFile, 'utf8')) : undefined;
+            assertFailure({ code: r.code, stdout: r.stdout, stderr: r.stderr, report }, ExitCode.BUSY, HOLDER_MESSAGE);
+            assert.equal(HOLDER_MESSAGE.exec(r.stderr)![1], String(holder.pid), `round ${round}: ${args.join(' ')} names the holder`);
+            assert.match(r.stderr, /not waiting \(--wait 0\)/, `round ${round}: ${args.join(' ')} refused at once`);
+            assert.doesNotMatch(r.stderr, /waiting for another mirrorc run/, `round ${round}: ${args.join(' ')} waited`);
+          }
+          // AND each --wait 600 run says it is waiting
+          for (const { p } of started.filter((s) => s.args.at(-1) === '600')) await p.waitForOutput(/waiting for another mirrorc run to finish writing/);
+          // AND nothing was written while the lock was held
+          assert.equal(repo.hash(), before, `round ${round}: dist/ or the lock changed while the run lock was held`);
+        } finally {
+          await holder.release();
         }
+        // WHEN the holder releases THEN both waiting runs take the lock in turn and exit 0
+        for (const { args, reportFile, p } of started.filter((s) => s.args.at(-1) === '600')) {
+          const r = await p.done;
+          const report = existsSync(reportFile) ? JSON.parse(readFileSync(reportFile, 'utf8')) : undefined;
+          assertOk({ code: r.code, stdout: r.stdout, stderr: r.stderr, report });
+          assert.ok(r.code === 0, `round ${round}: ${args.join(' ')} exited ${r.code}`);
+        }
+        // AND the round ends in one complete state, with nothing left behind
         assertOneOf(repo.hash(), complete, `round ${round}`);
         assert.deepEqual(danglingKustomizationEntries(repo.outDir), []);
         assert.deepEqual(writeLeftovers(repo).filter((e) => !e.startsWith('report-')), [], `round ${round}`);
       }
     } finally {
+      // (after a failed assertion: no run outlives the test)
+      for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+      await Promise.allSettled(processes.map((p) => p.done));
       repo.remove();
     }
   });
