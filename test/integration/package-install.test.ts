@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -21,6 +21,8 @@ const REPO = resolve('.');
 const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-package-'));
 const project = join(scratch, 'fleet-repo');
 let tarball = '';
+/** What `npx mirrorc --help`, `init` and `synth --offline` did in the project (set up once, before every test). */
+let scaffold: { help: SpawnSyncReturns<string>; init: SpawnSyncReturns<string>; synth: SpawnSyncReturns<string> };
 
 /** The environment of a child npm: none of the npm_* variables of the `npm test` that may run this (they name this repository). */
 function childEnv(): NodeJS.ProcessEnv {
@@ -70,6 +72,13 @@ before(() => {
   tarball = join(scratch, packed);
   writeProject();
   ok(run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project), 'npm ci --offline of the packed mirrorc (are its dependencies in the npm cache? run npm ci in the repository first)');
+  // Every test but the first works in the scaffolded, synthesised project: it is set up here, not by
+  // an earlier test, so each test runs alone too (the second one asserts what these runs did).
+  scaffold = {
+    help: run('npx', ['--no-install', 'mirrorc', '--help'], project),
+    init: run('npx', ['--no-install', 'mirrorc', 'init'], project),
+    synth: run('npx', ['--no-install', 'mirrorc', 'synth', '--offline'], project),
+  };
 });
 
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -89,10 +98,10 @@ test('the package holds compiled JavaScript, type declarations, the bundled asse
 
 test('npx mirrorc init, then npx mirrorc synth --offline, writes each cluster folder of the scaffolded fleet', () => {
   // GIVEN the project with mirrorc installed from the tarball
-  // WHEN --help is asked, the repository is scaffolded, and synth runs offline
-  const help = ok(run('npx', ['--no-install', 'mirrorc', '--help'], project), 'npx mirrorc --help');
-  ok(run('npx', ['--no-install', 'mirrorc', 'init'], project), 'npx mirrorc init');
-  const synth = run('npx', ['--no-install', 'mirrorc', 'synth', '--offline'], project);
+  // WHEN --help is asked, the repository is scaffolded, and synth runs offline (in before())
+  const help = ok(scaffold.help, 'npx mirrorc --help');
+  ok(scaffold.init, 'npx mirrorc init');
+  const synth = scaffold.synth;
   // THEN help lists every command, and synth succeeds with each cluster's reader identity and kustomization
   for (const command of ['synth', 'plan', 'check', 'observe', 'init']) assert.match(help, new RegExp(`^  ${command} `, 'm'));
   ok(synth, 'npx mirrorc synth --offline');
@@ -104,7 +113,8 @@ test('npx mirrorc init, then npx mirrorc synth --offline, writes each cluster fo
 });
 
 test('the installed library gives the same files as the CLI, and its types check a fleet file', () => {
-  // GIVEN the synthesised project (previous test) and a script that uses the package entry
+  // GIVEN the synthesised project (before()) and a script that uses the package entry
+  ok(scaffold.synth, 'npx mirrorc synth --offline');
   writeFileSync(join(project, 'library.mjs'), [
     "import { App } from 'cdk8s';",
     "import { Cluster, Fleet, Link, readLockFile, synthFleet } from 'mirrorc';",
@@ -127,12 +137,20 @@ test('the installed library gives the same files as the CLI, and its types check
 });
 
 test('cdk8s synth in the scaffolded project writes the same dist/', () => {
-  // GIVEN the synthesised project, its dist/ removed
+  // GIVEN the synthesised project (before()), its dist/ moved away
+  ok(scaffold.synth, 'npx mirrorc synth --offline');
   const committed = readTree(join(project, 'dist'));
-  rmSync(join(project, 'dist'), { recursive: true });
-  // WHEN cdk8s-cli runs its cdk8s.yaml
-  ok(run(join(REPO, 'node_modules/.bin/cdk8s'), ['synth'], project), 'cdk8s synth');
-  // THEN dist/ is back, byte for byte, and cdk8s's own output folder is an empty scratch folder
-  assert.deepEqual(readTree(join(project, 'dist')), committed);
-  assert.deepEqual(readdirSync(join(project, '.cdk8s.out')), []);
+  assert.ok(committed.size > 0, 'synth wrote no dist/');
+  renameSync(join(project, 'dist'), join(scratch, 'dist-by-mirrorc'));
+  try {
+    // WHEN cdk8s-cli runs its cdk8s.yaml
+    ok(run(join(REPO, 'node_modules/.bin/cdk8s'), ['synth'], project), 'cdk8s synth');
+    // THEN dist/ is back, byte for byte, and cdk8s's own output folder is an empty scratch folder
+    assert.deepEqual(readTree(join(project, 'dist')), committed);
+    assert.deepEqual(readdirSync(join(project, '.cdk8s.out')), []);
+  } finally {
+    // (the other tests find the project as before() left it, whatever happened here)
+    rmSync(join(project, 'dist'), { recursive: true, force: true });
+    renameSync(join(scratch, 'dist-by-mirrorc'), join(project, 'dist'));
+  }
 });
