@@ -111,7 +111,7 @@ export const observedServiceSchema = z.strictObject({
 }).superRefine((svc, ctx) => {
   // What a source API server would refuse on the mirror never enters the lock or dist/.
   const p = copiedMetadataSizeProblem(svc.labels, svc.annotations);
-  if (p !== undefined) ctx.addIssue({ code: 'custom', message: p });
+  if (p !== undefined) ctx.addIssue({ code: 'custom', path: ['annotations'], message: p });
 });
 
 /** A target's gateway: IP literals (host names are resolved before the lock), a port, an identity. */

@@ -147,5 +147,5 @@ export function copiedMetadataSizeProblem(labels: Readonly<Record<string, unknow
   const bytes = metadataBytes(labels) + metadataBytes(annotations);
   const limit = KUBERNETES_ANNOTATIONS_LIMIT_BYTES - MIRROR_METADATA_RESERVE_BYTES;
   if (bytes <= limit) return undefined;
-  return `its labels and annotations hold ${bytes} bytes, more than the ${limit} a mirror can carry (Kubernetes refuses more than ${KUBERNETES_ANNOTATIONS_LIMIT_BYTES} bytes of annotations on an object, and mirrorc adds its own)`;
+  return `labels and annotations together hold ${bytes} bytes, more than the ${limit} a mirror can carry (Kubernetes refuses more than ${KUBERNETES_ANNOTATIONS_LIMIT_BYTES} bytes of annotations on an object, and mirrorc adds its own)`;
 }

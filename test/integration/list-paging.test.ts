@@ -112,7 +112,7 @@ describe('every list past one page, against a real API server', () => {
     try {
       const result = await ws.synth();
       assert.equal(result.exitCode, ExitCode.OK, ws.logs.join('\n'));
-      assert.ok(result.warnings.some((w) => /^cluster "paris": Service "shop"\/"heavy" is skipped, because .*labels and annotations hold \d+ bytes, more than the 253952 a mirror can carry/.test(w)), result.warnings.join('\n'));
+      assert.ok(result.warnings.some((w) => /^cluster "paris": Service "shop"\/"heavy" is skipped, because .*labels and annotations together hold \d+ bytes, more than the 253952 a mirror can carry/.test(w)), result.warnings.join('\n'));
       const files = ws.paths('london');
       assert.ok(files.includes('shop/service-a1-paris.yaml'), files.join('\n'));
       assert.ok(!files.some((f) => f.includes('heavy')), files.join('\n'));
