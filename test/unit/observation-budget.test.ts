@@ -45,7 +45,7 @@ describe('observation budget in the fleet model', () => {
     assert.match(error.message, /cluster fleet\/b: observationBudget\.maxPagesPerList 0 is not a positive whole number/s);
     assert.match(error.message, /observationBudget\.maxItemsPerList 2\.5 is not a positive whole number/);
     assert.match(error.message, /observationBudget\.maxPages is not a budget field/);
-    assert.doesNotMatch(error.message, /deadlineSeconds/, 'half a second is a valid deadline');
+    assert.doesNotMatch(error.message, /observationBudget\.deadlineSeconds/, 'half a second is a valid deadline');
   });
 });
 
