@@ -19,6 +19,7 @@ import { ClusterClient, continueToken } from '../../src/observe/cluster-client.j
 import { ObservationError } from '../../src/observe/observation-error.js';
 import { MAX_TRUST_BUNDLE_BLOCKS, trustRootsOfBundle } from '../../src/observe/observe-trust-roots.js';
 import { validServices } from '../../src/observe/observed-checks.js';
+import { probeGateway } from '../../src/observe/probe-gateway.js';
 
 const SRC = resolve(import.meta.dirname, '..', '..', 'src');
 
@@ -174,5 +175,45 @@ describe('bounded parsing of what a target returns', () => {
     };
     walk(SRC);
     assert.deepEqual(found, [], 'use appendAll (src/util/append-all.ts) or a loop');
+  });
+});
+
+describe('the gateway probe keeps to its budget', () => {
+  test('only maxProbeAddresses addresses are probed, and a probe that runs out of time fails naming maxProbeSeconds, its connections closed', async () => {
+    // GIVEN three local listeners that accept and never answer, counting connections
+    const counts = [0, 0, 0];
+    const open = new Set<Socket>();
+    const servers = await Promise.all(counts.map(async (_, i) => {
+      const s = createServer(() => {});
+      s.on('connection', (socket) => {
+        counts[i]!++;
+        open.add(socket);
+        socket.on('close', () => open.delete(socket));
+      });
+      await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+      return s;
+    }));
+    try {
+      const urls = servers.map((s) => `http://127.0.0.1:${(s.address() as { port: number }).port}/ready`);
+      // WHEN probed with room for one address and a probe time that has already run out once the first request waits
+      const controller = new AbortController();
+      const probing = probeGateway({ urls, periodMs: 60_000 }, { maxAddresses: 1, signal: controller.signal, outOfTime: 'the probe ran out of time (observationBudget.maxProbeSeconds 1 s)' });
+      for (let i = 0; counts[0] === 0; i++) {
+        assert.ok(i < 600, 'the first address was probed');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      controller.abort();
+      const outcome = await probing;
+      // THEN it failed for lack of time, only the first listener saw a connection, and it was closed
+      assert.deepEqual(outcome, { alive: false, failures: ['the probe ran out of time (observationBudget.maxProbeSeconds 1 s)'], answered: false });
+      assert.deepEqual(counts.slice(1), [0, 0]);
+      for (let i = 0; open.size > 0; i++) {
+        assert.ok(i < 600, 'the probe connection was closed');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      for (const s of open) s.destroy();
+      for (const s of servers) s.close();
+    }
   });
 });
