@@ -162,7 +162,7 @@ export class ClusterClient {
     const signal = this.meter.signal;
     let onAbort: (() => void) | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      onAbort = () => reject(this.overBudgetError('observe', this.meter.overDeadline!));
+      onAbort = () => reject(this.overBudgetError('observation', this.meter.overDeadline!));
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
