@@ -25,6 +25,7 @@ import { serviceNameProblem } from '../util/k8s-names.js';
 import { checkTrustAnchors } from './trust-anchors/check-trust-anchors.js';
 import { planMcsImports } from './modes/mcs/plan-mcs.js';
 import type { MirrorRequest } from './mirror-unit.js';
+import { appendAll } from '../util/append-all.js';
 
 /** What compile produced. */
 export interface CompileResult {
@@ -154,10 +155,10 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     }
     flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
   }
-  planned.push(...planMcsImports(source, mcsRequests, diagnostics));
+  appendAll(planned, planMcsImports(source, mcsRequests, diagnostics));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
   const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
-  planned.push(...federated.units);
+  appendAll(planned, federated.units);
   for (const ns of federated.namespaces) namespaces.add(ns);
   const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false };
   // One service's bad name skips that service only (unless strict): see isolateNames.
@@ -199,8 +200,8 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     const pins = pinServiceIPs(sourceCluster, all, snapshot, isolation.strict, isolation.strict ? round : pinnedFailures);
     const newlyFailed = pins.failed.filter((k) => !failedPins.has(k));
     if (isolation.strict || newlyFailed.length === 0) {
-      diagnostics.errors.push(...round.errors, ...pinnedFailures.errors);
-      diagnostics.warnings.push(...round.warnings, ...pinnedFailures.warnings);
+      appendAll(appendAll(diagnostics.errors, round.errors), pinnedFailures.errors);
+      appendAll(appendAll(diagnostics.warnings, round.warnings), pinnedFailures.warnings);
       // A namespace this compiler created stays in the output while any mirror lives in it: dropping it
       // because it now exists would make GitOps prune it, and every object in it.
       const managed = new Set(sourceSnapshot?.managedNamespaces ?? []);

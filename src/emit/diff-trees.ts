@@ -1,6 +1,7 @@
 /** What a run changes in each cluster folder, by object file. */
 import { compareStrings } from '../util/order.js';
 import type { FileTree } from './render-files.js';
+import { appendAll } from '../util/append-all.js';
 
 /** Added, changed and removed files of one cluster folder (paths relative to it). */
 export interface ClusterChanges {
@@ -40,7 +41,7 @@ export function changedFields(before: unknown, after: unknown, path = ''): strin
   const show = (v: unknown): string => (v === undefined ? '(none)' : JSON.stringify(v));
   if (Array.isArray(before) && Array.isArray(after)) {
     const out: string[] = [];
-    for (let i = 0; i < Math.max(before.length, after.length); i++) out.push(...changedFields(before[i], after[i], `${path}[${i}]`));
+    for (let i = 0; i < Math.max(before.length, after.length); i++) appendAll(out, changedFields(before[i], after[i], `${path}[${i}]`));
     return out;
   }
   const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

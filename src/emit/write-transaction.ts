@@ -21,6 +21,7 @@ import type { WriteStep } from './fault-injection.js';
 import type { FileTree } from './render-files.js';
 import { isFsError, shownPath, WriteFailedError } from './write-failure.js';
 import { readTree } from './read-tree.js';
+import { appendAll } from '../util/append-all.js';
 
 /** One output folder to be replaced by `after` (`before` is what it holds now, as read by {@link readTree}). */
 export interface TreeWrite {
@@ -96,9 +97,9 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
     for (const p of objects) puts.push({ path: join(root, p), text: t.after.get(p)!, step: 'apply-object' });
     for (const p of kustomizations) puts.push({ path: join(root, p), text: t.after.get(p)!, step: 'apply-kustomization' });
     const removed = [...t.before.keys()].filter((p) => !t.after.has(p)).sort(compareStrings);
-    deletes.push(...removed.filter((p) => basename(p) === KUSTOMIZATION).map((p) => join(root, p)));
-    deletes.push(...removed.filter((p) => basename(p) !== KUSTOMIZATION).map((p) => join(root, p)));
-    rmdirs.push(...emptiedFolders(t.before, t.after).map((d) => join(root, d)));
+    appendAll(deletes, removed.filter((p) => basename(p) === KUSTOMIZATION).map((p) => join(root, p)));
+    appendAll(deletes, removed.filter((p) => basename(p) !== KUSTOMIZATION).map((p) => join(root, p)));
+    appendAll(rmdirs, emptiedFolders(t.before, t.after).map((d) => join(root, d)));
   }
   for (const f of files) {
     checkNotBlocked(resolve(f.path), false);

@@ -2,6 +2,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_TRUST_DOMAIN, LINKERD_CONTROL_PLANE_NAMESPACE } from '../contract/linkerd.js';
 import type { ClusterSpec } from './fleet-spec.js';
 import type { LabelSelector } from './label-selector.js';
+import { resolveObservationBudget, type ObservationBudgetProps } from './observation-budget.js';
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from './link.js';
 
 const CLUSTER_BRAND = Symbol.for('mirrorc.Cluster');
@@ -113,6 +114,15 @@ export interface ClusterProps {
   readonly controlPlaneNamespace?: string;
   /** A trust root of this cluster that expires within this many days is a warning. @default 30 */
   readonly trustRootExpiryWarningDays?: number;
+  /**
+   * How much and how long observing this cluster may take: an overall deadline, API requests,
+   * pages, items and bytes per list, and the gateway probe's addresses and time. A cluster over
+   * its budget is treated like an unreachable one: its last known state is kept (stale but safe),
+   * a warning names the cluster and the budget, and the rest of the fleet proceeds. Raise a field
+   * for a cluster that really is that large or slow. See docs/observation-budgets.md.
+   * @default the defaults of {@link ObservationBudgetProps} (120 s, 10,000 requests, 500 items per page, 1,000 pages, 50,000 items and 64 MiB per list, 8 probe addresses, 30 s of probing)
+   */
+  readonly observationBudget?: ObservationBudgetProps;
 }
 
 /** Default of {@link ClusterProps.trustRootExpiryWarningDays}. */
@@ -164,6 +174,7 @@ export class Cluster extends Construct {
       ...(this.props.podCidrs !== undefined ? { podCidrs: [...this.props.podCidrs] } : {}),
       controlPlaneNamespace: this.props.controlPlaneNamespace ?? LINKERD_CONTROL_PLANE_NAMESPACE,
       trustRootExpiryWarningDays: this.props.trustRootExpiryWarningDays ?? DEFAULT_TRUST_ROOT_EXPIRY_WARNING_DAYS,
+      observationBudget: resolveObservationBudget(this.props.observationBudget),
     };
   }
 }

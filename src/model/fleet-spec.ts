@@ -4,6 +4,7 @@
  */
 import type { DeliverySpec } from './gitops-delivery.js';
 import type { LabelSelector } from './label-selector.js';
+import type { ObservationBudgetSpec } from './observation-budget.js';
 
 /** How observation reaches a cluster's API. Only references: never a token or key. */
 export interface ClusterAccessSpec {
@@ -65,6 +66,8 @@ export interface ClusterSpec {
   readonly controlPlaneNamespace: string;
   /** A trust root of this cluster expiring within this many days is a warning. */
   readonly trustRootExpiryWarningDays: number;
+  /** How much and how long observing this cluster may take (defaults applied). */
+  readonly observationBudget: ObservationBudgetSpec;
 }
 
 /** Namespace filter of a link; names may use `*` as a wildcard. */

@@ -5,4 +5,5 @@ export * from './fleet-spec.js';
 export * from './gitops-delivery.js';
 export * from './label-selector.js';
 export * from './link.js';
+export { DEFAULT_OBSERVATION_BUDGET, type ObservationBudgetProps, type ObservationBudgetSpec } from './observation-budget.js';
 export { dnsLabelProblem } from './validate-fleet.js';

@@ -1,6 +1,7 @@
 /** Kubernetes label selectors: the type, validation and matching, as the API server defines them. */
 
 import { compareStrings } from '../util/order.js';
+import { appendAll } from '../util/append-all.js';
 
 /** One `matchExpressions` entry. */
 export interface LabelSelectorRequirement {
@@ -123,7 +124,7 @@ export function selectorToQuery(selector: LabelSelector): string {
     }
   }
   exprs.sort(([ka, ta], [kb, tb]) => compareStrings(ka, kb) || compareStrings(ta, tb));
-  parts.push(...exprs.map(([, text]) => text));
+  appendAll(parts, exprs.map(([, text]) => text));
   return parts.join(',');
 }
 

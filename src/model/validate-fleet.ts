@@ -7,8 +7,10 @@ import { FEDERATED_NAME_SUFFIX } from '../contract/linkerd.js';
 import { Cluster } from './cluster.js';
 import type { ExplicitExport } from './explicit-export.js';
 import { labelKeyProblem, labelSelectorProblems } from './label-selector.js';
+import { observationBudgetProblems } from './observation-budget.js';
 import type { LinkSpec } from './fleet-spec.js';
 import type { Link } from './link.js';
+import { appendAll } from '../util/append-all.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -123,6 +125,7 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     if (dnsLabelProblem(spec.controlPlaneNamespace)) problems.push(`${where}: controlPlaneNamespace ${dnsLabelProblem(spec.controlPlaneNamespace)}`);
     const days = spec.trustRootExpiryWarningDays;
     if (!(typeof days === 'number' && Number.isInteger(days) && days >= 0)) problems.push(`${where}: trustRootExpiryWarningDays ${JSON.stringify(days)} is not a whole number of days (0 or more)`);
+    for (const p of observationBudgetProblems(spec.observationBudget)) problems.push(`${where}: ${p}`);
     if (spec.name === GLOBAL_SERVICE_SUFFIX) {
       problems.push(`${where}: a cluster cannot be named "${GLOBAL_SERVICE_SUFFIX}": its mirrors "<svc>-${GLOBAL_SERVICE_SUFFIX}" would clash with the aggregated "<svc>-${GLOBAL_SERVICE_SUFFIX}" Services; rename the cluster`);
     }
@@ -169,7 +172,7 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
         if (p) problems.push(`${where}: ${field} entry "${k}" is not a key or a "prefix/*" pattern`);
       }
     }
-    problems.push(...allowListProblems(where, spec));
+    appendAll(problems, allowListProblems(where, spec));
     if (spec.serviceExports !== undefined && spec.mcs !== true) {
       problems.push(`${where}: serviceExports applies only to a link with mcs: true (ServiceExport objects feed MCS output); set mcs: true or remove serviceExports`);
     }

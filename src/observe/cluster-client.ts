@@ -2,7 +2,10 @@
  * A read-only client for one cluster: per-request timeouts, retries with backoff on transient
  * errors only, pagination that restarts when the continue token expires, and errors mapped to
  * {@link ObservationError}. One KubeConfig per cluster, because client-node reads the *current*
- * context at request time.
+ * context at request time. Every request spends the cluster's observation budget
+ * (src/model/observation-budget.ts): requests, pages, items and bytes per list, and one deadline
+ * that aborts whatever is in flight; a cluster over budget is an {@link ObservationError} of kind
+ * `over-budget` naming the budget.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import type { ClusterAccessSpec } from '../model/fleet-spec.js';
 import { MCS_API_GROUP, MCS_SERVICE_EXPORT_VERSION, MCS_SERVICE_EXPORTS_RESOURCE } from '../contract/kubernetes.js';
+import { DEFAULT_OBSERVATION_BUDGET, type ObservationBudgetSpec } from '../model/observation-budget.js';
+import { boundedHttpLibrary, ResponseTooLargeError } from './bounded-http.js';
 import { ObservationError } from './observation-error.js';
 
 /** Tuning of a {@link ClusterClient}. */
@@ -20,8 +25,10 @@ export interface ClusterClientOptions {
   readonly attempts?: number;
   /** First backoff delay in milliseconds; doubles each retry. @default 250 */
   readonly backoffMs?: number;
-  /** Items per page of a list. @default 500 */
+  /** Items per page of a list, for every cluster (tests); otherwise each cluster's `observationBudget.listPageSize`. @default the budget's */
   readonly pageSize?: number;
+  /** The cluster's observation budget. @default {@link DEFAULT_OBSERVATION_BUDGET} */
+  readonly budget?: ObservationBudgetSpec;
   /** Up to this many services of a target, each one's EndpointSlices are listed; above it, every EndpointSlice in one list (small values exercise that path). @default 32 */
   readonly perServiceSliceLists?: number;
   /** Kubeconfig used when the cluster's access names none. @default `$KUBECONFIG`, else `~/.kube/config` */
@@ -31,9 +38,55 @@ export interface ClusterClientOptions {
 const TRANSIENT_HTTP = new Set([408, 429, 500, 502, 503, 504]);
 const TRANSIENT_NET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
 
+/**
+ * One page of a list. Typed lists come through client-node's deserializer, which renames the
+ * continue token to `_continue`; custom-object lists come back as the raw JSON, `continue`.
+ */
 interface Page<T> {
   items: T[];
-  metadata?: { _continue?: string };
+  metadata?: { _continue?: string; continue?: string };
+}
+
+/** The continue token of a page, typed or raw. */
+export function continueToken(page: { metadata?: { _continue?: unknown; continue?: unknown } } | undefined): string | undefined {
+  const token = page?.metadata?._continue ?? page?.metadata?.continue;
+  return typeof token === 'string' && token !== '' ? token : undefined;
+}
+
+/** Request options for client-node's calls: the bounded transport. */
+type CallOptions = k8s.ConfigurationOptions<k8s.ObservableMiddleware>;
+
+/** Where a request's answer is counted against the budget. */
+interface BodyLimit {
+  readonly maxBytes: number;
+  readonly onBody?: (bytes: number) => void;
+}
+
+/** A cluster went over one of its observation budgets. */
+export class OverBudget extends Error {
+  constructor(public readonly field: keyof ObservationBudgetSpec, public readonly limit: number, detail: string) {
+    super(`over its observation budget ${field} (${limit}${field.endsWith('Seconds') ? ' s' : ''}): ${detail}`);
+    this.name = 'OverBudget';
+  }
+}
+
+/** What one observation of a cluster (one role) has spent, and its deadline. */
+class BudgetMeter {
+  public requests = 0;
+  private readonly controller = new AbortController();
+  /** Aborted, with an {@link OverBudget} reason, when the deadline passes. */
+  public readonly signal = this.controller.signal;
+
+  constructor(public readonly budget: ObservationBudgetSpec) {
+    const seconds = budget.deadlineSeconds;
+    const timer = setTimeout(() => this.controller.abort(new OverBudget('deadlineSeconds', seconds, `observing it took longer than ${seconds} s (a stalled or slow API server)`)), seconds * 1000);
+    timer.unref();
+  }
+
+  /** The deadline's error, when it has passed. */
+  public get overDeadline(): OverBudget | undefined {
+    return this.signal.aborted && this.signal.reason instanceof OverBudget ? this.signal.reason : undefined;
+  }
 }
 
 /** A read-only API client for one cluster. */
@@ -71,31 +124,69 @@ export class ClusterClient {
   private readonly pageSize: number;
   /** See {@link ClusterClientOptions.perServiceSliceLists}. */
   public readonly perServiceSliceLists: number;
+  private readonly meter: BudgetMeter;
 
-  private constructor(public readonly cluster: string, kc: k8s.KubeConfig, options: ClusterClientOptions) {
+  private constructor(public readonly cluster: string, private readonly kc: k8s.KubeConfig, private readonly options: ClusterClientOptions) {
     this.core = kc.makeApiClient(k8s.CoreV1Api);
     this.discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
     this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.attempts = options.attempts ?? 3;
     this.backoffMs = options.backoffMs ?? 250;
-    this.pageSize = options.pageSize ?? 500;
+    const budget = options.budget ?? DEFAULT_OBSERVATION_BUDGET;
+    this.pageSize = options.pageSize ?? budget.listPageSize;
     this.perServiceSliceLists = options.perServiceSliceLists ?? 32;
+    this.meter = new BudgetMeter(budget);
+  }
+
+  /** A client of the same cluster with `budget` fresh: its deadline starts now, nothing spent yet (one per observation of one role). */
+  public withBudget(budget: ObservationBudgetSpec): ClusterClient {
+    return new ClusterClient(this.cluster, this.kc, { ...this.options, budget });
+  }
+
+  /** The budget this client spends. */
+  public get budget(): ObservationBudgetSpec {
+    return this.meter.budget;
+  }
+
+  /** Aborted when the observation deadline passes (for work besides API requests, such as the gateway probe). */
+  public get deadline(): AbortSignal {
+    return this.meter.signal;
+  }
+
+  /**
+   * `work`, unless the deadline passes first: then an over-budget ObservationError, whatever
+   * `work` is waiting for (requests in flight are aborted by the same deadline).
+   */
+  public async withinDeadline<T>(work: Promise<T>): Promise<T> {
+    const signal = this.meter.signal;
+    let onAbort: (() => void) | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      onAbort = () => reject(this.overBudgetError('observation', this.meter.overDeadline!));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([work, deadline]);
+    } finally {
+      signal.removeEventListener('abort', onAbort!);
+      deadline.catch(() => {});
+    }
   }
 
   /** Services in all namespaces, optionally filtered by a label selector. */
   public listServices(labelSelector?: string): Promise<k8s.V1Service[]> {
     const what = `list services in all namespaces${labelSelector ? ` with selector "${labelSelector}"` : ''}`;
-    return this.paginate(what, (cont) =>
-      this.core.listServiceForAllNamespaces({ labelSelector, limit: this.pageSize, _continue: cont }, this.callOptions()),
+    return this.paginate(what, (cont, opts) =>
+      this.core.listServiceForAllNamespaces({ labelSelector, limit: this.pageSize, _continue: cont }, opts),
     );
   }
 
   /** One Service, or undefined when it does not exist. */
   public async readService(namespace: string, name: string): Promise<k8s.V1Service | undefined> {
     try {
-      return await this.request(`get service ${namespace}/${name}`, () =>
-        this.core.readNamespacedService({ namespace, name }, this.callOptions()),
+      return await this.request(`get service ${namespace}/${name}`, (opts) =>
+        this.core.readNamespacedService({ namespace, name }, opts),
       );
     } catch (e) {
       if (e instanceof NotFound) return undefined;
@@ -106,8 +197,8 @@ export class ClusterClient {
   /** One ConfigMap, or undefined when it (or its namespace) does not exist. */
   public async readConfigMap(namespace: string, name: string): Promise<k8s.V1ConfigMap | undefined> {
     try {
-      return await this.request(`get configmap ${namespace}/${name}`, () =>
-        this.core.readNamespacedConfigMap({ namespace, name }, this.callOptions()),
+      return await this.request(`get configmap ${namespace}/${name}`, (opts) =>
+        this.core.readNamespacedConfigMap({ namespace, name }, opts),
       );
     } catch (e) {
       if (e instanceof NotFound) return undefined;
@@ -117,25 +208,25 @@ export class ClusterClient {
 
   /** Names of all namespaces. */
   public listNamespaces(): Promise<k8s.V1Namespace[]> {
-    return this.paginate('list namespaces', (cont) =>
-      this.core.listNamespace({ limit: this.pageSize, _continue: cont }, this.callOptions()),
+    return this.paginate('list namespaces', (cont, opts) =>
+      this.core.listNamespace({ limit: this.pageSize, _continue: cont }, opts),
     );
   }
 
   /** EndpointSlices of one Service. */
   public listEndpointSlices(namespace: string, serviceName: string): Promise<k8s.V1EndpointSlice[]> {
-    return this.paginate(`list endpointslices of service ${namespace}/${serviceName}`, (cont) =>
+    return this.paginate(`list endpointslices of service ${namespace}/${serviceName}`, (cont, opts) =>
       this.discovery.listNamespacedEndpointSlice(
         { namespace, labelSelector: `kubernetes.io/service-name=${serviceName}`, limit: this.pageSize, _continue: cont },
-        this.callOptions(),
+        opts,
       ),
     );
   }
 
   /** EndpointSlices of every Service in all namespaces (those with a `kubernetes.io/service-name` label). */
   public listAllEndpointSlices(): Promise<k8s.V1EndpointSlice[]> {
-    return this.paginate('list endpointslices in all namespaces', (cont) =>
-      this.discovery.listEndpointSliceForAllNamespaces({ labelSelector: 'kubernetes.io/service-name', limit: this.pageSize, _continue: cont }, this.callOptions()),
+    return this.paginate('list endpointslices in all namespaces', (cont, opts) =>
+      this.discovery.listEndpointSliceForAllNamespaces({ labelSelector: 'kubernetes.io/service-name', limit: this.pageSize, _continue: cont }, opts),
     );
   }
 
@@ -146,10 +237,11 @@ export class ClusterClient {
   public async listServiceExports(): Promise<string[] | undefined> {
     const what = `list ${MCS_SERVICE_EXPORTS_RESOURCE}.${MCS_API_GROUP} in all namespaces`;
     try {
-      const items = await this.paginate<{ metadata?: { namespace?: string; name?: string } }>(what, (cont) =>
+      // The raw JSON: its continue token is `metadata.continue` (see continueToken).
+      const items = await this.paginate<{ metadata?: { namespace?: string; name?: string } }>(what, (cont, opts) =>
         this.custom.listClusterCustomObject(
           { group: MCS_API_GROUP, version: MCS_SERVICE_EXPORT_VERSION, plural: MCS_SERVICE_EXPORTS_RESOURCE, limit: this.pageSize, _continue: cont },
-          this.callOptions(),
+          opts,
         ) as Promise<Page<{ metadata?: { namespace?: string; name?: string } }>>,
       true);
       return items.map((i) => `${i.metadata?.namespace ?? ''}/${i.metadata?.name ?? ''}`);
@@ -159,35 +251,39 @@ export class ClusterClient {
     }
   }
 
-  private callOptions(): k8s.ConfigurationOptions<k8s.ObservableMiddleware> {
-    const timeoutMs = this.timeoutMs;
-    return {
-      middleware: [
-        {
-          pre: (ctx: k8s.RequestContext) => {
-            ctx.setSignal(AbortSignal.timeout(timeoutMs));
-            return new k8s.Observable(Promise.resolve(ctx));
-          },
-          post: (ctx: k8s.ResponseContext) => new k8s.Observable(Promise.resolve(ctx)),
-        },
-      ],
-      middlewareMergeStrategy: 'append',
-    };
+  /** The bounded transport for one attempt: the deadline and the per-request timeout abort it, the body is read under `limit`. */
+  private callOptions(limit: BodyLimit): CallOptions {
+    const signal = AbortSignal.any([this.meter.signal, AbortSignal.timeout(this.timeoutMs)]);
+    return { httpApi: boundedHttpLibrary({ signal, maxBytes: limit.maxBytes, ...(limit.onBody ? { onBody: limit.onBody } : {}) }) };
   }
 
-  /** All pages of a list; restarts from the beginning when the continue token has expired (HTTP 410). `passNotFound`: HTTP 404 is thrown as NotFound for the caller. */
-  private async paginate<T>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>, passNotFound = false): Promise<T[]> {
+  /**
+   * All pages of a list; restarts from the beginning when the continue token has expired (HTTP 410).
+   * Pages, items and bytes are counted against the budget as they arrive. `passNotFound`: HTTP 404
+   * is thrown as NotFound for the caller.
+   */
+  private async paginate<T>(what: string, fetchPage: (cont: string | undefined, options: CallOptions) => Promise<Page<T>>, passNotFound = false): Promise<T[]> {
+    const budget = this.meter.budget;
     for (let restart = 0; ; restart++) {
       const items: T[] = [];
       let cont: string | undefined;
+      let pages = 0;
+      let bytes = 0;
       try {
         do {
-          const page = await this.request(what, () => fetchPage(cont));
+          if (++pages > budget.maxPagesPerList) {
+            throw this.overBudgetError(what, new OverBudget('maxPagesPerList', budget.maxPagesPerList, `the list did not end within ${budget.maxPagesPerList} pages (the API server kept answering with a continue token)`));
+          }
+          const page = await this.request(what, (opts) => fetchPage(cont, opts), { maxBytes: budget.maxBytesPerList - bytes, onBody: (n) => (bytes += n) });
           if (!Array.isArray(page?.items)) {
             throw new ObservationError(this.cluster, 'api-error', `${what}: the answer is not a list (does the kubeconfig's server URL name the API server itself, without a path or query?)`);
           }
-          items.push(...page.items);
-          cont = page.metadata?._continue || undefined;
+          if (items.length + page.items.length > budget.maxItemsPerList) {
+            throw this.overBudgetError(what, new OverBudget('maxItemsPerList', budget.maxItemsPerList, `the list holds more than ${budget.maxItemsPerList} items`));
+          }
+          // One at a time: a spread of a page into push() overflows the stack at some 100,000 items.
+          for (const item of page.items) items.push(item);
+          cont = continueToken(page);
         } while (cont);
         return items;
       } catch (e) {
@@ -201,22 +297,35 @@ export class ClusterClient {
     }
   }
 
-  /** One request with retries on transient failures, errors mapped to ObservationError. */
-  private async request<T>(what: string, call: () => Promise<T>): Promise<T> {
+  /** One request with retries on transient failures, errors mapped to ObservationError; each attempt spends the budget. */
+  private async request<T>(what: string, call: (options: CallOptions) => Promise<T>, limit: BodyLimit = { maxBytes: this.meter.budget.maxBytesPerList }): Promise<T> {
+    const budget = this.meter.budget;
     let lastError: unknown;
     for (let attempt = 1; attempt <= this.attempts; attempt++) {
+      if (this.meter.overDeadline) throw this.overBudgetError(what, this.meter.overDeadline);
+      if (++this.meter.requests > budget.maxRequests) {
+        throw this.overBudgetError(what, new OverBudget('maxRequests', budget.maxRequests, `observing it needed more than ${budget.maxRequests} API requests`));
+      }
       try {
-        return await call();
+        return await call(this.callOptions(limit));
       } catch (e) {
         lastError = e;
+        if (this.meter.overDeadline) throw this.overBudgetError(what, this.meter.overDeadline);
+        if (e instanceof ResponseTooLargeError) {
+          throw this.overBudgetError(what, new OverBudget('maxBytesPerList', budget.maxBytesPerList, `the answer passed ${budget.maxBytesPerList} bytes and was cut off`));
+        }
         const code = httpCode(e);
         if (code === 404) throw new NotFound();
         if (code === 410) throw new Expired();
         if (!isTransient(e) || attempt === this.attempts) break;
-        await sleep(this.backoffMs * 2 ** (attempt - 1));
+        await sleep(this.backoffMs * 2 ** (attempt - 1), undefined, { signal: this.meter.signal }).catch(() => {});
       }
     }
     throw this.toObservationError(what, lastError);
+  }
+
+  private overBudgetError(what: string, over: OverBudget): ObservationError {
+    return new ObservationError(this.cluster, 'over-budget', `${what}: ${over.message}`);
   }
 
   private toObservationError(what: string, e: unknown): ObservationError {
@@ -239,7 +348,8 @@ function httpCode(e: unknown): number | undefined {
 }
 
 function isAbort(e: unknown): boolean {
-  return (e as { name?: string })?.name === 'AbortError' || (e as { type?: string })?.type === 'aborted';
+  const name = (e as { name?: string })?.name;
+  return name === 'AbortError' || name === 'TimeoutError' || (e as { type?: string })?.type === 'aborted';
 }
 
 function isTransient(e: unknown): boolean {

@@ -10,6 +10,7 @@ import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import { dns1123SubdomainProblem, ipLiteralProblem, portNumberProblem, quote } from '../util/k8s-names.js';
 import { canonicalIp, ipRangeProblem, parseIpRange, rangeContains, type IpRange } from '../util/ip-range.js';
 import type { FleetSnapshot, ObservedGateway, TargetSnapshot } from '../snapshot/snapshot.js';
+import { appendAll } from '../util/append-all.js';
 
 /** A declared address range of a source cluster, named for messages. */
 export interface DeclaredRange {
@@ -76,7 +77,7 @@ export function gatewayProblems(gateway: ObservedGateway, declared: readonly Dec
 export function linkingSourceRanges(fleet: FleetSpec, target: string): DeclaredRange[] {
   const sources = new Set(fleet.links.filter((l) => l.target === target).map((l) => l.source));
   const ranges: DeclaredRange[] = [];
-  for (const cluster of fleet.clusters.filter((c) => sources.has(c.name))) ranges.push(...declaredRanges(cluster));
+  for (const cluster of fleet.clusters.filter((c) => sources.has(c.name))) appendAll(ranges, declaredRanges(cluster));
   return ranges;
 }
 

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import {
   SERVICE_TYPES,
   annotationKeySyntaxProblem,
+  copiedMetadataSizeProblem,
   clusterNameProblem,
   dns1123LabelProblem,
   dns1123SubdomainProblem,
@@ -107,6 +108,10 @@ export const observedServiceSchema = z.strictObject({
   selector: labels.optional(),
   hasReadyEndpoints: z.boolean().optional(),
   notReadyHostnames: z.array(hostname).optional(),
+}).superRefine((svc, ctx) => {
+  // What a source API server would refuse on the mirror never enters the lock or dist/.
+  const p = copiedMetadataSizeProblem(svc.labels, svc.annotations);
+  if (p !== undefined) ctx.addIssue({ code: 'custom', path: ['annotations'], message: p });
 });
 
 /** A target's gateway: IP literals (host names are resolved before the lock), a port, an identity. */

@@ -2,7 +2,7 @@
 import { redact } from '../util/redact.js';
 
 /** The broad cause, which decides the advice given. */
-export type ObservationFailure = 'kubeconfig' | 'unreachable' | 'unauthorized' | 'forbidden' | 'api-error';
+export type ObservationFailure = 'kubeconfig' | 'unreachable' | 'unauthorized' | 'forbidden' | 'api-error' | 'over-budget';
 
 const ADVICE: Record<ObservationFailure, string> = {
   kubeconfig: 'check the cluster\'s access settings in the fleet definition (kubeconfig path and context) or pass --kubeconfig',
@@ -10,6 +10,7 @@ const ADVICE: Record<ObservationFailure, string> = {
   unauthorized: 'the credentials in the kubeconfig were rejected; refresh the token or certificate',
   forbidden: 'apply the reader identity that synth writes into dist/<cluster>/ (ClusterRole mirrorc-observer), or grant yours the same rules; see README "Reader RBAC"',
   'api-error': 'the API server answered with an error; retry, and check its health',
+  'over-budget': 'its last known state is kept; if the cluster really is this large or slow, raise that field of its observationBudget in the fleet definition (see docs/observation-budgets.md), otherwise check its API server',
 };
 
 /** A cluster could not be observed. Never carries credentials: only the cluster, the request and the server's words, redacted. */

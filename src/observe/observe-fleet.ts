@@ -8,6 +8,7 @@ import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import { compareStrings, sortedRecord } from '../util/order.js';
 import { mapLimit } from '../util/map-limit.js';
+import { appendAll } from '../util/append-all.js';
 import type { ClusterClient, ClusterClientOptions } from './cluster-client.js';
 import { ObservationError } from './observation-error.js';
 import type { ObservationProgress } from './observation-progress.js';
@@ -87,11 +88,15 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
     const progress = { cluster: task.name, role: task.role };
     options.onProgress?.({ kind: 'started', ...progress });
     try {
+      // A fresh budget per cluster and role: its deadline starts now and bounds everything below.
+      const client = clientFor(cluster).withBudget(cluster.observationBudget);
       if (task.role === 'target') {
         const links = fleet.links.filter((l) => l.target === task.name);
         const exports = fleet.explicitExports.filter((e) => e.cluster === task.name);
-        const observed = await observeTarget(clientFor(cluster), cluster.gateway, links, exports);
-        const trust = await observeTrustRoots(clientFor(cluster), cluster.controlPlaneNamespace);
+        const { observed, trust } = await client.withinDeadline((async () => ({
+          observed: await observeTarget(client, cluster.gateway, links, exports),
+          trust: await observeTrustRoots(client, cluster.controlPlaneNamespace),
+        }))());
         trustProblems.set(task.name, trust.problems);
         const target = { ...observed, snapshot: { ...observed.snapshot, ...(trust.roots ? { trustRoots: trust.roots } : {}) } };
         options.onProgress?.({ kind: 'finished', ...progress, services: target.snapshot.services.length });
@@ -105,8 +110,10 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
         onSkipped: (warning: string) => skippedBySource.push(warning),
       };
-      const observedSource = await observeSource(clientFor(cluster), props);
-      const trust = await observeTrustRoots(clientFor(cluster), cluster.controlPlaneNamespace);
+      const { observedSource, trust } = await client.withinDeadline((async () => ({
+        observedSource: await observeSource(client, props),
+        trust: await observeTrustRoots(client, cluster.controlPlaneNamespace),
+      }))());
       trustProblems.set(task.name, trust.problems);
       const source = { ...observedSource, ...(trust.roots ? { trustRoots: trust.roots } : {}) };
       options.onProgress?.({ kind: 'finished', ...progress, namespaces: source.namespaces.length });
@@ -132,8 +139,8 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       let snapshot = observed.snapshot;
       const lastGateway = previous.targets[name]?.gateway;
       for (const problem of observed.gatewayProblems) warnings.push(`cluster "${name}": ${problem}`);
-      warnings.push(...(observed.skipped ?? []));
-      warnings.push(...(observed.serviceExportProblems ?? []));
+      appendAll(warnings, observed.skipped ?? []);
+      appendAll(warnings, observed.serviceExportProblems ?? []);
       // A gateway switched to kind 'generic' has no identity by design: that is no downgrade to refuse.
       const { identity: _identity, ...lastWithoutIdentity } = lastGateway ?? { addresses: [], port: 0 };
       const lastToCompare = lastGateway && clusters.get(name)?.gateway.kind === 'generic' ? lastWithoutIdentity : lastGateway;
@@ -147,8 +154,8 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       sources[name] = outcome.source;
     }
   }
-  warnings.push(...skippedBySource.sort(compareStrings));
-  for (const name of [...trustProblems.keys()].sort(compareStrings)) warnings.push(...trustProblems.get(name)!);
+  appendAll(warnings, skippedBySource.sort(compareStrings));
+  for (const name of [...trustProblems.keys()].sort(compareStrings)) appendAll(warnings, trustProblems.get(name)!);
   // Clusters not observed this run (sharding) keep their previous state untouched.
   for (const name of targetNames) if (!selected(name) && previous.targets[name]) targets[name] = previous.targets[name]!;
   for (const name of sourceNames) if (!selected(name) && previous.sources[name]) sources[name] = previous.sources[name]!;

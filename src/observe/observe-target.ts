@@ -162,7 +162,7 @@ async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise
   for (const failure of resolved.failures) problems.push(`${where}: address ${failure} did not resolve`);
   if (addresses.length > 0 && resolved.ips.length === 0) problems.push(`${where}: none of its addresses resolved to an IP`);
   if (resolved.ips.length === 0 || port === undefined) return { problems };
-  const probe = spec.probe ? await probeOutcome(where, spec.probe, svc, resolved.ips, problems) : undefined;
+  const probe = spec.probe ? await probeOutcome(where, spec.probe, svc, resolved.ips, problems, client) : undefined;
   return { gateway: { addresses: resolved.ips, port, ...(identity ? { identity } : {}) }, problems, ...(probe ? { probe } : {}) };
 }
 
@@ -170,13 +170,21 @@ async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise
  * Probes the gateway as the model asks and words what a failure means: a warning either way, and
  * under `not-ready` the verdict that compile turns into not-ready mirrors.
  */
-async function probeOutcome(where: string, spec: GatewayProbeSpec, svc: k8s.V1Service | undefined, ips: readonly string[], problems: string[]): Promise<ObservedGatewayProbe | undefined> {
+async function probeOutcome(where: string, spec: GatewayProbeSpec, svc: k8s.V1Service | undefined, ips: readonly string[], problems: string[], client: ClusterClient): Promise<ObservedGatewayProbe | undefined> {
   const plan = probePlan(svc, ips, spec.address);
   if ('problem' in plan) {
     problems.push(`${where} ${plan.problem}; its mirrors stay ready (add the annotation and port, as linkerd-multicluster's chart does, or remove gateway.probe)`);
     return undefined;
   }
-  const outcome = await probeGateway(plan);
+  const { maxProbeAddresses, maxProbeSeconds } = client.budget;
+  if (plan.urls.length > maxProbeAddresses) {
+    problems.push(`${where} has ${plan.urls.length} addresses to probe; only the first ${maxProbeAddresses} are probed (observationBudget.maxProbeAddresses)`);
+  }
+  const outcome = await probeGateway(plan, {
+    maxAddresses: maxProbeAddresses,
+    signal: AbortSignal.any([client.deadline, AbortSignal.timeout(maxProbeSeconds * 1000)]),
+    outOfTime: `the probe ran out of time (observationBudget.maxProbeSeconds ${maxProbeSeconds} s)`,
+  });
   if (outcome.alive) return undefined;
   const effect = spec.mode === 'not-ready'
     ? 'its gateway-mode mirrors are written NOT READY (gateway.probe.mode "not-ready") until a synth probes it alive'

@@ -21,6 +21,16 @@ export interface TrustRootsObservation {
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
 /**
+ * Most certificate blocks read from one bundle. A ConfigMap holds at most 1 MiB and the smallest
+ * usable root is some 400 bytes of PEM, so a real bundle has far fewer (Linkerd's hold one or two
+ * roots, three while rotating); a bundle with more is left out whole, not parsed block by block.
+ */
+export const MAX_TRUST_BUNDLE_BLOCKS = 1000;
+
+/** Unparseable blocks named one by one; the rest are counted. */
+const MAX_BLOCK_PROBLEMS = 10;
+
+/**
  * Gets the trust roots ConfigMap from `namespace` (one `get` by name; nothing else is read).
  * @throws ObservationError when the API refuses or fails (not when the ConfigMap is missing)
  */
@@ -38,9 +48,14 @@ export async function observeTrustRoots(client: ClusterClient, namespace: string
 export function trustRootsOfBundle(where: string, bundle: string): TrustRootsObservation {
   const problems: string[] = [];
   const byFingerprint = new Map<string, ObservedTrustRoot>();
-  for (const [index, block] of (bundle.match(PEM_BLOCK) ?? []).entries()) {
+  let blocks = 0;
+  let unparseable = 0;
+  for (const match of bundle.matchAll(PEM_BLOCK)) {
+    if (++blocks > MAX_TRUST_BUNDLE_BLOCKS) {
+      return { problems: [`${where} holds more than ${MAX_TRUST_BUNDLE_BLOCKS} blocks under "${TRUST_ROOTS_BUNDLE_KEY}", more than any real trust bundle, so it is not read and the trust-anchor check of this cluster's links is skipped; fix the ConfigMap`] };
+    }
     try {
-      const cert = new X509Certificate(block);
+      const cert = new X509Certificate(match[0]);
       const root: ObservedTrustRoot = {
         fingerprint: cert.fingerprint256,
         subject: cert.subject.split('\n').filter((part) => part !== '').join(', '),
@@ -50,9 +65,10 @@ export function trustRootsOfBundle(where: string, bundle: string): TrustRootsObs
       if (!observedTrustRootSchema.safeParse(root).success) throw new Error('not recordable');
       byFingerprint.set(root.fingerprint, root);
     } catch {
-      problems.push(`${where}: certificate ${index + 1} of "${TRUST_ROOTS_BUNDLE_KEY}" cannot be parsed and is left out of the trust-anchor check`);
+      if (++unparseable <= MAX_BLOCK_PROBLEMS) problems.push(`${where}: certificate ${blocks} of "${TRUST_ROOTS_BUNDLE_KEY}" cannot be parsed and is left out of the trust-anchor check`);
     }
   }
+  if (unparseable > MAX_BLOCK_PROBLEMS) problems.push(`${where}: ${unparseable - MAX_BLOCK_PROBLEMS} more certificates of "${TRUST_ROOTS_BUNDLE_KEY}" cannot be parsed and are left out of the trust-anchor check`);
   if (byFingerprint.size === 0) {
     problems.push(`${where} holds no certificate under "${TRUST_ROOTS_BUNDLE_KEY}", so the trust-anchor check of this cluster's links is skipped`);
     return { problems };

@@ -65,23 +65,38 @@ export function parsePeriod(text: string): number | undefined {
   return ms;
 }
 
-/** Probes until one URL answers 200, at most {@link GATEWAY_PROBE_FAILURE_THRESHOLD} attempts one period apart. */
-export async function probeGateway(plan: ProbePlan): Promise<ProbeOutcome> {
+/** The observation budget's bounds on one probe (src/model/observation-budget.ts). */
+export interface ProbeBounds {
+  /** Most URLs probed (the first ones of the plan). */
+  readonly maxAddresses: number;
+  /** Aborts the whole probe (attempts, waits, requests in flight) when its time is up. */
+  readonly signal: AbortSignal;
+  /** Why `signal` aborted, for the failure message. */
+  readonly outOfTime: string;
+}
+
+/** Probes until one URL answers 200, at most {@link GATEWAY_PROBE_FAILURE_THRESHOLD} attempts one period apart, within `bounds`. */
+export async function probeGateway(plan: ProbePlan, bounds?: ProbeBounds): Promise<ProbeOutcome> {
   const timeoutMs = Math.min(Math.max(plan.periodMs, 1000), MAX_REQUEST_MS);
+  const urls = bounds ? plan.urls.slice(0, bounds.maxAddresses) : plan.urls;
   let answered = false;
   let failures: string[] = [];
   for (let attempt = 1; attempt <= GATEWAY_PROBE_FAILURE_THRESHOLD; attempt++) {
+    if (bounds?.signal.aborted) return { alive: false, failures: [bounds.outOfTime], answered };
     // The period comes from the target's annotation: capped, so a target cannot hold synth (and its run lock) for hours.
-    if (attempt > 1) await sleep(Math.min(plan.periodMs, MAX_REQUEST_MS));
+    if (attempt > 1) await sleep(Math.min(plan.periodMs, MAX_REQUEST_MS), undefined, bounds ? { signal: bounds.signal } : {}).catch(() => {});
+    if (bounds?.signal.aborted) return { alive: false, failures: [bounds.outOfTime], answered };
     failures = [];
-    for (const url of plan.urls) {
+    for (const url of urls) {
       try {
-        const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+        const signal = bounds ? AbortSignal.any([bounds.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+        const response = await fetch(url, { signal, redirect: 'manual' });
         await response.body?.cancel();
         answered = true;
         if (response.status === 200) return { alive: true, failures: [], answered };
         failures.push(`${url} answered HTTP ${response.status}`);
       } catch (e) {
+        if (bounds?.signal.aborted) return { alive: false, failures: [bounds.outOfTime], answered };
         failures.push(`${url}: ${describe(e, timeoutMs)}`);
       }
     }

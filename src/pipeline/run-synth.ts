@@ -34,6 +34,7 @@ import { summaryLines } from '../cli/summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { deliveryTree, emitDelivery } from './synth-delivery.js';
 import { compileFleetTree } from './synth-fleet.js';
+import { appendAll } from '../util/append-all.js';
 
 /** Options of {@link runSynth}. */
 export interface SynthOptions {
@@ -197,11 +198,11 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     });
     const stale = observation.stale;
     snapshot = { ...observation.snapshot, staleSince: nextStaleSince(previous.staleSince, observationOutcomes(spec, stale), fleetRoles(spec), now()) };
-    warnings.push(...observation.warnings);
+    appendAll(warnings, observation.warnings);
     if (!options.confirmRemovals) {
       const held = holdBackSuspectTargets(previous, snapshot);
       snapshot = held.snapshot;
-      warnings.push(...held.suspects.map(suspectTargetWarning));
+      appendAll(warnings, held.suspects.map(suspectTargetWarning));
     }
     facts = { ...facts, snapshot, stale, warnings };
     if (stale.length > 0) {
@@ -224,7 +225,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   try {
     const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), now: new Date(compileStarted) };
     const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'), before);
-    warnings.push(...result.warnings);
+    appendAll(warnings, result.warnings);
     planRows = result.planRows;
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = result.snapshot;
@@ -235,7 +236,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   }
   mark('render');
   log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
-  warnings.push(...deliveryWarnings(spec));
+  appendAll(warnings, deliveryWarnings(spec));
   const delivery = deliveryTree(spec);
   const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   for (const w of warnings) log.always(`warning: ${w}`);

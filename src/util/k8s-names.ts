@@ -124,3 +124,28 @@ export function ipLiteralProblem(value: unknown): string | undefined {
   if (isString(value) && isIP(value) !== 0 && !value.includes('%')) return undefined;
   return `${quote(value)} is not an IP address`;
 }
+
+/** The most bytes of annotations (keys and values together) the Kubernetes API accepts on one object (apimachinery's TotalAnnotationSizeLimitB). */
+export const KUBERNETES_ANNOTATIONS_LIMIT_BYTES = 256 * 1024;
+
+/** Room left, of that limit, for the labels and annotations mirrorc adds to a mirror of an observed object. */
+export const MIRROR_METADATA_RESERVE_BYTES = 8 * 1024;
+
+/** Bytes of a label or annotation map as the API counts them: each key and value in UTF-8. */
+export function metadataBytes(record: Readonly<Record<string, unknown>> | undefined): number {
+  let bytes = 0;
+  for (const [key, value] of Object.entries(record ?? {})) bytes += Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);
+  return bytes;
+}
+
+/**
+ * Why an observed object's labels and annotations cannot be carried onto a mirror: together more
+ * than the API's 256 KiB annotation limit less the room mirrorc's own metadata needs, so the source
+ * API server would refuse the mirror.
+ */
+export function copiedMetadataSizeProblem(labels: Readonly<Record<string, unknown>> | undefined, annotations: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const bytes = metadataBytes(labels) + metadataBytes(annotations);
+  const limit = KUBERNETES_ANNOTATIONS_LIMIT_BYTES - MIRROR_METADATA_RESERVE_BYTES;
+  if (bytes <= limit) return undefined;
+  return `labels and annotations together hold ${bytes} bytes, more than the ${limit} a mirror can carry (Kubernetes refuses more than ${KUBERNETES_ANNOTATIONS_LIMIT_BYTES} bytes of annotations on an object, and mirrorc adds its own)`;
+}

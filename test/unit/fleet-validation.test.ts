@@ -6,7 +6,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { App } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Cluster, ExplicitExport, Fleet, FleetDefinitionError, Link, type LabelSelector } from '../../src/model/index.js';
+import { Cluster, DEFAULT_OBSERVATION_BUDGET, ExplicitExport, Fleet, FleetDefinitionError, Link, type LabelSelector } from '../../src/model/index.js';
 
 function newFleet(): Fleet {
   return new Fleet(new App({ outdir: 'unused' }), 'fleet');
@@ -60,6 +60,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       gateway: { namespace: 'linkerd-multicluster', name: 'linkerd-gateway' },
       controlPlaneNamespace: 'linkerd',
       trustRootExpiryWarningDays: 30,
+      observationBudget: DEFAULT_OBSERVATION_BUDGET,
     });
     // AND the link selects mirror.linkerd.io/exported=true, excludes nothing and mirrors all namespaces
     assert.deepEqual(spec.links, [
@@ -93,6 +94,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       pinnedServiceIPRange: '10.96.0.0/24',
       controlPlaneNamespace: 'linkerd-cp',
       trustRootExpiryWarningDays: 60,
+      observationBudget: { deadlineSeconds: 30 },
     });
     const b = new Cluster(fleet, 'beta');
     const selector: LabelSelector = { matchExpressions: [{ key: 'export', operator: 'Exists' }] };
@@ -123,6 +125,7 @@ describe('Fleet.toSpec() on a valid fleet', () => {
       pinnedServiceIPRange: '10.96.0.0/24',
       controlPlaneNamespace: 'linkerd-cp',
       trustRootExpiryWarningDays: 60,
+      observationBudget: { ...DEFAULT_OBSERVATION_BUDGET, deadlineSeconds: 30 },
     });
     assert.deepEqual(spec.links[0], {
       source: 'beta',

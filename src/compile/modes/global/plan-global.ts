@@ -14,6 +14,7 @@ import { globalServiceName, perPodServiceName } from '../../names.js';
 import type { HeadlessUnit, PodSetContribution } from '../headless/plan-headless.js';
 import { GlobalService } from './global-service.js';
 import { LocalPodService } from './local-pod-service.js';
+import { appendAll } from '../../../util/append-all.js';
 
 /** Inputs of {@link planGlobalServices}. */
 export interface GlobalPlanInput {
@@ -71,7 +72,7 @@ export function planGlobalServices(input: GlobalPlanInput, diagnostics: Diagnost
   }
 
   const rank = (cluster: string): number => (cluster === source.name ? -1 : input.targetOrder.indexOf(cluster));
-  contributions.push(...input.headless.map((u) => u.podSet));
+  appendAll(contributions, input.headless.map((u) => u.podSet));
   const groups = new Map<string, PodSetContribution[]>();
   for (const c of contributions) {
     const key = `${c.namespace}/${c.serviceName}`;

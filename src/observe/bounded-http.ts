@@ -1,0 +1,99 @@
+/**
+ * The HTTP transport of the cluster client: client-node's own request (its URL, headers and the
+ * agent that carries the kubeconfig's TLS and proxy settings), sent with Node's http/https and a
+ * body read under a byte limit. client-node's default transport buffers a whole body before
+ * anything can count it; this one counts bytes as they arrive (after gzip) and destroys the
+ * socket when the limit is passed or the signal aborts, so neither a huge answer nor a stalled
+ * or trickling server can outlast the observation budget.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { createGunzip, createInflate } from 'node:zlib';
+import * as k8s from '@kubernetes/client-node';
+
+/** A response body passed its byte limit and was aborted. */
+export class ResponseTooLargeError extends Error {
+  constructor(public readonly limitBytes: number) {
+    super(`the answer passed ${limitBytes} bytes and was cut off`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+/** Limits of one request. */
+export interface BoundedRequestLimits {
+  /** Most bytes of the (decompressed) body read. */
+  readonly maxBytes: number;
+  /** Aborts the request, and the socket, wherever it is (connecting, waiting, reading). */
+  readonly signal: AbortSignal;
+  /** Told the body's size once it was read whole. @default nothing */
+  readonly onBody?: (bytes: number) => void;
+}
+
+/** A client-node HTTP library that enforces `limits` on every request sent through it. */
+export function boundedHttpLibrary(limits: BoundedRequestLimits): k8s.HttpLibrary {
+  return k8s.wrapHttpLibrary({ send: (ctx) => send(ctx, limits) });
+}
+
+function send(ctx: k8s.RequestContext, limits: BoundedRequestLimits): Promise<k8s.ResponseContext> {
+  return new Promise((resolve, reject) => {
+    const { signal, maxBytes } = limits;
+    if (signal.aborted) return reject(abortError(signal));
+    const url = new URL(ctx.getUrl());
+    const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    const body = ctx.getBody();
+    let settled = false;
+    let response: IncomingMessage | undefined;
+    let stream: Readable | undefined;
+    const fail = (e: Error): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      stream?.destroy();
+      response?.destroy();
+      req.destroy();
+      reject(e);
+    };
+    const onAbort = (): void => fail(abortError(signal));
+    const req = request(url, {
+      method: ctx.getHttpMethod(),
+      headers: { 'accept-encoding': 'gzip, deflate', ...ctx.getHeaders() },
+      agent: ctx.getAgent(),
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.on('error', fail);
+    req.on('response', (res) => {
+      response = res;
+      const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
+      stream = encoding === 'gzip' ? res.pipe(createGunzip()) : encoding === 'deflate' ? res.pipe(createInflate()) : res;
+      if (stream !== res) res.on('error', fail);
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > maxBytes) return fail(new ResponseTooLargeError(maxBytes));
+        chunks.push(chunk);
+      });
+      stream.on('error', fail);
+      res.on('aborted', () => fail(Object.assign(new Error('the server closed the connection mid-answer'), { code: 'ECONNRESET' })));
+      stream.on('end', () => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        limits.onBody?.(bytes);
+        const buffer = Buffer.concat(chunks, bytes);
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        resolve(new k8s.ResponseContext(res.statusCode ?? 0, headers, { text: async () => buffer.toString('utf8'), binary: async () => buffer }));
+      });
+    });
+    if (typeof body === 'string') req.end(body);
+    else req.end();
+  });
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  return Object.assign(new Error('aborted'), { name: 'AbortError' });
+}
