@@ -11,7 +11,7 @@ import { redact } from '../util/redact.js';
 import type { FileTree } from '../emit/render-files.js';
 import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
 import { WriteFailedError } from '../emit/write-failure.js';
-import { committedPath, readCommittedTree, recoverInterruptedWrite, writeLockOnly, writeOutput } from '../emit/write-output.js';
+import { checkTransaction, committedPath, readCommittedTree, recoverInterruptedWrite, UnsafeJournalError, writeLockOnly, writeOutput } from '../emit/write-output.js';
 import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { lockGatewayProblems } from '../observe/gateway-checks.js';
@@ -137,6 +137,14 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   if (!lockFile) return finish(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
   const kubeconfigProblem = options.kubeconfig !== undefined ? await kubeconfigFileProblem(options.kubeconfig) : undefined;
   if (kubeconfigProblem) return finish(ExitCode.INVALID_INPUT, `--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
+  // What an interrupted run left is checked before anything reads or completes it: a journal a commit added could name any path.
+  try {
+    checkTransaction(outDir, lockFile);
+    checkTransaction(options.deliveryDir ?? join(dirname(outDir), 'delivery'));
+  } catch (e) {
+    if (e instanceof UnsafeJournalError) return finish(ExitCode.INVALID_INPUT, e.message);
+    throw e;
+  }
   // One writer at a time: it then completes (or undoes) whatever an interrupted run left.
   if (mode === 'write' || mode === 'observe') {
     try {
@@ -148,6 +156,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
       recoverInterruptedWrite(outDir, lockFile);
     } catch (e) {
       if (e instanceof RunLockBusyError) return finish(ExitCode.BUSY, e.message);
+      if (e instanceof UnsafeJournalError) return finish(ExitCode.INVALID_INPUT, e.message);
       if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
       throw e;
     }
