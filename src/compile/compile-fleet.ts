@@ -24,6 +24,7 @@ import { SourceChart } from './source-chart.js';
 import { serviceNameProblem } from '../util/k8s-names.js';
 import { checkTrustAnchors } from './trust-anchors/check-trust-anchors.js';
 import { planMcsImports } from './modes/mcs/plan-mcs.js';
+import { isSystemNamespace } from './system-namespaces.js';
 import type { MirrorRequest } from './mirror-unit.js';
 
 /** What compile produced. */
@@ -135,6 +136,13 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     const flat: MirrorUnit[] = [];
     for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
       const ns = request.placement?.namespace ?? request.service.namespace;
+      if (!link.mirrorSystemNamespaces) {
+        const system = systemNamespaceProblem(request, fleet, ns);
+        if (system) {
+          diagnostics.warn(`${source}: ${system}, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; set mirrorSystemNamespaces: true on link ${link.path} to mirror system namespaces`);
+          continue;
+        }
+      }
       if (sourceSnapshot && !sourceSnapshot.namespaces.includes(ns)) {
         if (!link.createMissingNamespaces) {
           diagnostics.warn(`${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`);
@@ -218,6 +226,14 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     }
     for (const key of newlyFailed) failedPins.add(key);
   }
+}
+
+/** Why `request` touches a system namespace (its target's, or `ns` of its source), or undefined. */
+function systemNamespaceProblem(request: MirrorRequest, fleet: FleetSpec, ns: string): string | undefined {
+  if (isSystemNamespace(request.target, request.service.namespace)) return `"${request.service.namespace}" is a system namespace of "${request.link.target}"`;
+  const source = fleet.clusters.find((c) => c.name === request.link.source);
+  if (source && isSystemNamespace(source, ns)) return `its mirror would go to "${ns}", a system namespace of "${request.link.source}"`;
+  return undefined;
 }
 
 /** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules); `failed` lists the keys that got none. */

@@ -65,7 +65,7 @@ const STAGED = '.dist.txn/files/0/0';
 
 describe('a write journal added by a commit', () => {
   const cases: [string, (ctx: { repo: SafetyRepo; outside: string }) => unknown[], RegExp, ((txn: string, repo: SafetyRepo) => void)?][] = [
-    ['a delete of a file outside the repository ("..")', ({ repo, outside }) => [{ op: 'delete', path: `../${outside.split('/').pop()}`, step: 'apply-delete' }, { op: 'delete', path: 'dist/a/default/service-web-b.yaml', step: 'apply-delete' }], /operation 1: path "\.\.\/.*-outside\.txt" has a "\.\."/],
+    ['a delete of a file outside the repository ("..")', ({ outside }) => [{ op: 'delete', path: `../${outside.split('/').pop()}`, step: 'apply-delete' }, { op: 'delete', path: 'dist/a/default/service-web-b.yaml', step: 'apply-delete' }], /operation 1: path "\.\.\/.*-outside\.txt" has a "\.\."/],
     ['a put of a git hook (inside the repository, outside dist/)', () => [{ op: 'put', path: '.git/hooks/pre-commit', staged: STAGED, step: 'apply-object' }], /operation 1: put "\.git\/hooks\/pre-commit" is outside dist\/ and is not the lock clusters\/fleet\.lock\.json/],
     ['a git hook disguised as the lock', () => [{ op: 'put', path: '.git/hooks/pre-commit', staged: STAGED, step: 'apply-lock' }], /operation 1: put "\.git\/hooks\/pre-commit" is outside dist\/ and is not the lock/],
     ['an absolute path', ({ outside }) => [{ op: 'delete', path: outside, step: 'apply-delete' }], /operation 1: path ".*-outside\.txt" is absolute/],
