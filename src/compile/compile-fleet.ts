@@ -63,6 +63,11 @@ export interface CompileOptions {
   readonly previousOwners?: Readonly<Record<string, Readonly<Record<string, string>>>> | PreviousOwnerLookup;
   /** The time trust-root expiry is measured from (compile reads no clock). @default no expiry warnings */
   readonly now?: Date;
+  /**
+   * Whether the current output holds a mirror of origin `target/namespace/service` in any source: when
+   * several services claim one generic gateway port, the one already mirrored keeps it. @default none does
+   */
+  readonly previousMirrors?: (origin: string) => boolean;
 }
 
 /** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
@@ -134,7 +139,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const mcsRequests: MirrorRequest[] = [];
   for (const link of fleet.links.filter((l) => l.source === source)) {
     const flat: MirrorUnit[] = [];
-    for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
+    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, options.previousMirrors)) {
       const ns = request.placement?.namespace ?? request.service.namespace;
       if (!link.mirrorSystemNamespaces) {
         const system = systemNamespaceProblem(request, fleet, ns);

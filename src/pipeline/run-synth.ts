@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
-import { previousOwnerLookup } from '../emit/previous-owners.js';
+import { previousMirrorLookup, previousOwnerLookup } from '../emit/previous-owners.js';
 import { redact } from '../util/redact.js';
 import type { FileTree } from '../emit/render-files.js';
 import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
@@ -21,6 +21,7 @@ import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
 import { largeRemovalMessage, largeRemovals } from '../guard/removal-guard.js';
+import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
 import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from '../cli/load-fleet.js';
@@ -228,12 +229,20 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   let compiled: FileTree;
   let planRows: readonly string[] = [];
   const compileStarted = now().getTime();
+  const heldBackWarnings: string[] = [];
   // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
   const before = readCommittedTree(outDir);
   try {
-    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), now: new Date(compileStarted) };
-    const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'), before);
-    warnings.push(...result.warnings);
+    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), previousMirrors: previousMirrorLookup(before), now: new Date(compileStarted) };
+    const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
+    let result = compileFleetTree(spec, snapshot, compileOptions, () => mark('compile'), before);
+    // A large removal caused by one target's new observation holds back that target alone (see hold-back-targets.ts).
+    if (!options.confirmRemovals && !shard) {
+      const held = holdBackRemovingTargets({ previous, snapshot, before, compiled: result, compile: (s) => compileFleetTree(spec, s, compileOptions, undefined, before) });
+      result = held.compiled;
+      heldBackWarnings.push(...held.warnings);
+    }
+    warnings.push(...result.warnings, ...heldBackWarnings);
     planRows = result.planRows;
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = result.snapshot;

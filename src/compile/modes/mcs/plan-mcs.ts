@@ -41,7 +41,7 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
       if (!gateway) continue; // reported once per target by selection
       let port = gateway.port;
       if (isGenericGateway(member.target)) {
-        const outcome = genericGatewayPort(member.target, member.targetSnapshot, member.service);
+        const outcome = genericGatewayPort(member.target, member.targetSnapshot, member.service, member.established);
         if ('problem' in outcome) {
           diagnostics.skip(`${source}: ${outcome.problem}`, `its endpoints are left out of ServiceImport ${key}`);
           continue;
