@@ -167,7 +167,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     }
     flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
   }
-  planned.push(...planMcsImports(source, mcsRequests, diagnostics));
+  planned.push(...planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
   const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
   planned.push(...federated.units);

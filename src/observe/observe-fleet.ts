@@ -104,6 +104,7 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         targetNames: linkedTargets,
         aggregateSuffixes: [GLOBAL_SERVICE_SUFFIX, FEDERATED_NAME_SUFFIX],
         localFederatedSelector: cluster.localFederatedSelector,
+        mcsSource: fleet.links.some((l) => l.source === task.name && l.mcs === true),
         ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
         onSkipped: (warning: string) => skippedBySource.push(warning),
       };
