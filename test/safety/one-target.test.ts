@@ -125,11 +125,12 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
       assert.ok(named.requests.includes('/ready'), `rome's named probe address got ${JSON.stringify(named.requests)}`);
       assert.ok(file(repo, 'london/probe/service-api-paris.yaml'));
       const old = repo.hash();
+      // WHEN paris's team points its gateway's mc-probe port at the listener and asks for a probe path
+      await fleet.kubectl('paris', ['patch', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/ports/1/port', value: rejectedPort }])]);
+      await annotateGateway('paris', 'mirror.linkerd.io/probe-path=/latest/meta-data/iam/security-credentials/', 'mirror.linkerd.io/probe-period=1');
       for (const [address, reason] of [['127.0.0.1', 'is a loopback address'], ['169.254.169.254', 'is a link-local address']] as const) {
-        // WHEN paris's team points its gateway at the address, its mc-probe port at the listener, and asks for a probe path
-        await installGateway(fleet, 'paris', address);
-        await fleet.kubectl('paris', ['patch', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/ports/1/port', value: rejectedPort }])]);
-        await annotateGateway('paris', 'mirror.linkerd.io/probe-path=/latest/meta-data/iam/security-credentials/', 'mirror.linkerd.io/probe-period=1');
+        // AND its gateway's address at the one the checks reject
+        await fleet.kubectl('paris', ['patch', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: address }] } } })]);
         const run = await synth();
         // THEN exit 0: the gateway is rejected, the last known one kept, and it is not probed
         assertOutcome(run, ExitCode.OK, new RegExp(`cluster "paris": REJECTED its gateway ${address.replace(/\./g, '\\.')}:4143 .*${reason}`), address);
@@ -142,8 +143,8 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
         assert.match(file(repo, 'london/probe/endpoints-api-paris.yaml') ?? '', /ip: 203\.0\.113\.10/);
       }
     } finally {
+      await fleet.kubectl('paris', ['delete', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--ignore-not-found']);
       await installGateway(fleet, 'paris', '203.0.113.10');
-      await annotateGateway('paris', 'mirror.linkerd.io/probe-path-', 'mirror.linkerd.io/probe-period-');
       await annotateGateway('rome', 'mirror.linkerd.io/probe-path-', 'mirror.linkerd.io/probe-period-');
       await deleteService('paris', 'probe', 'api');
       await deleteService('rome', 'probe', 'web');
