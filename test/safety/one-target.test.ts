@@ -132,11 +132,12 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
         // AND its gateway's address at the one the checks reject
         await fleet.kubectl('paris', ['patch', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: address }] } } })]);
         const run = await synth();
-        // THEN exit 0: the gateway is rejected, the last known one kept, and it is not probed
+        // THEN no connection ever reached the listener
+        assert.equal(rejected.connections, 0, `connections to the rejected gateway's probe port (${address}):\n${run.stderr}`);
+        // AND exit 0: the gateway is rejected, the last known one kept, and it is not probed
         assertOutcome(run, ExitCode.OK, new RegExp(`cluster "paris": REJECTED its gateway ${address.replace(/\./g, '\\.')}:4143 .*${reason}`), address);
         assertOutcome(run, ExitCode.OK, /cluster "paris": gateway Service linkerd-multicluster\/linkerd-gateway is not probed, because its gateway is rejected/, address);
-        // AND no connection ever reached the listener; neither the target's path nor any status appears in the output
-        assert.equal(rejected.connections, 0, `connections to the rejected gateway's probe port (${address})`);
+        // AND neither the target's path nor any status appears in the output
         assert.doesNotMatch(`${run.stderr}${JSON.stringify(run.report)}`, /security-credentials|HTTP \d{3}/);
         // AND dist/ and the lock are the old state: paris's mirror still points at its good gateway, ready
         assertOneOf(repo.hash(), { old }, address);
