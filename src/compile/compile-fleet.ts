@@ -24,6 +24,7 @@ import { SourceChart } from './source-chart.js';
 import { serviceNameProblem } from '../util/k8s-names.js';
 import { checkTrustAnchors } from './trust-anchors/check-trust-anchors.js';
 import { planMcsImports } from './modes/mcs/plan-mcs.js';
+import { isSystemNamespace } from './system-namespaces.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { appendAll } from '../util/append-all.js';
 
@@ -63,6 +64,11 @@ export interface CompileOptions {
   readonly previousOwners?: Readonly<Record<string, Readonly<Record<string, string>>>> | PreviousOwnerLookup;
   /** The time trust-root expiry is measured from (compile reads no clock). @default no expiry warnings */
   readonly now?: Date;
+  /**
+   * Whether the current output holds a mirror of origin `target/namespace/service` in any source: when
+   * several services claim one generic gateway port, the one already mirrored keeps it. @default none does
+   */
+  readonly previousMirrors?: (origin: string) => boolean;
 }
 
 /** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
@@ -134,8 +140,15 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const mcsRequests: MirrorRequest[] = [];
   for (const link of fleet.links.filter((l) => l.source === source)) {
     const flat: MirrorUnit[] = [];
-    for (const request of selectMirrors(link, fleet, snapshot, diagnostics)) {
+    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, options.previousMirrors)) {
       const ns = request.placement?.namespace ?? request.service.namespace;
+      if (!link.mirrorSystemNamespaces) {
+        const system = systemNamespaceProblem(request, fleet, ns);
+        if (system) {
+          diagnostics.warn(`${source}: ${system}, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; set mirrorSystemNamespaces: true on link ${link.path} to mirror system namespaces`);
+          continue;
+        }
+      }
       if (sourceSnapshot && !sourceSnapshot.namespaces.includes(ns)) {
         if (!link.createMissingNamespaces) {
           diagnostics.warn(`${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`);
@@ -155,7 +168,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     }
     flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
   }
-  appendAll(planned, planMcsImports(source, mcsRequests, diagnostics));
+  appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
   const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
   appendAll(planned, federated.units);
@@ -219,6 +232,14 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     }
     for (const key of newlyFailed) failedPins.add(key);
   }
+}
+
+/** Why `request` touches a system namespace (its target's, or `ns` of its source), or undefined. */
+function systemNamespaceProblem(request: MirrorRequest, fleet: FleetSpec, ns: string): string | undefined {
+  if (isSystemNamespace(request.target, request.service.namespace)) return `"${request.service.namespace}" is a system namespace of "${request.link.target}"`;
+  const source = fleet.clusters.find((c) => c.name === request.link.source);
+  if (source && isSystemNamespace(source, ns)) return `its mirror would go to "${ns}", a system namespace of "${request.link.source}"`;
+  return undefined;
 }
 
 /** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules); `failed` lists the keys that got none. */

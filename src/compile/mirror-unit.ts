@@ -15,6 +15,8 @@ export interface MirrorRequest {
   readonly service: ObservedService;
   /** Where a renamed or relocated export is mirrored (gateway mode); absent: `<svc>-<target>` in the service's namespace. */
   readonly placement?: MirrorPlacement;
+  /** Whether the current output holds a mirror of origin `target/namespace/service` (a contested generic gateway port stays with it). @default none does */
+  readonly established?: (origin: string) => boolean;
 }
 
 /** The final namespace and name of a renamed or relocated mirror. */

@@ -22,7 +22,7 @@ export interface ModedRequest extends MirrorRequest {
  * is explicitly exported (Linkerd: remote discovery wins); otherwise `selector`, an explicit export
  * or, for an MCS link, a ServiceExport object makes it a gateway-mode mirror.
  */
-export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): ModedRequest[] {
+export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, established?: (origin: string) => boolean): ModedRequest[] {
   const target = fleet.clusters.find((c) => c.name === link.target) as ClusterSpec;
   const targetSnapshot = snapshot.targets[link.target];
   if (!targetSnapshot) {
@@ -51,7 +51,7 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     } else if (service.explicit || selectorMatches(link.selector, service.labels) || (fromServiceExports && service.serviceExport)) {
       const mode = gatewayModeOf(service, source, target, link, diagnostics);
       const placement = mirrorPlacement(link, fleet, service, mode, diagnostics);
-      requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}) });
+      requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}), ...(established ? { established } : {}) });
     }
   }
   if (requests.some((r) => r.mode !== 'remote-discovery') && !targetSnapshot.gateway) {

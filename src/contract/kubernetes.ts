@@ -25,3 +25,8 @@ export const MCS_API_GROUP = 'multicluster.x-k8s.io';
 export const MCS_SERVICE_EXPORT_VERSION = 'v1alpha1';
 /** Resource (plural) of the MCS API's `ServiceExport`. */
 export const MCS_SERVICE_EXPORTS_RESOURCE = 'serviceexports';
+/** The MCS API's ServiceImport resource (plural), listed in the sources of MCS links. */
+export const MCS_SERVICE_IMPORTS_RESOURCE = 'serviceimports';
+
+/** The namespaces Kubernetes itself uses: never a mirror's origin or home unless a link opts in (`mirrorSystemNamespaces`). */
+export const KUBERNETES_SYSTEM_NAMESPACES: readonly string[] = ['kube-node-lease', 'kube-public', 'kube-system'];

@@ -91,3 +91,6 @@ export const DEFAULT_GATEWAY_PROBE_PERIOD_SECONDS = 3;
 export const TRUST_ROOTS_CONFIGMAP = 'linkerd-identity-trust-roots';
 /** Data key of {@link TRUST_ROOTS_CONFIGMAP} holding the PEM bundle. */
 export const TRUST_ROOTS_BUNDLE_KEY = 'ca-bundle.crt';
+
+/** The namespaces of Linkerd and its extensions' default installs: system namespaces for `mirrorSystemNamespaces`. */
+export const LINKERD_SYSTEM_NAMESPACES: readonly string[] = ['linkerd', 'linkerd-cni', 'linkerd-jaeger', 'linkerd-multicluster', 'linkerd-smi', 'linkerd-viz'];

@@ -12,6 +12,8 @@ export interface ObservedCluster {
   readonly target: boolean;
   /** Some MCS link mirrors from it and reads its ServiceExport objects. @default false */
   readonly mcsTarget?: boolean;
+  /** Some MCS link mirrors into it (its ServiceImports are listed). @default false */
+  readonly mcsSource?: boolean;
 }
 
 /** Every cluster at either end of a link, sorted by name. */
@@ -19,7 +21,8 @@ export function observedClusters(fleet: FleetSpec): ObservedCluster[] {
   const sources = new Set(fleet.links.map((l) => l.source));
   const targets = new Set(fleet.links.map((l) => l.target));
   const mcsTargets = new Set(fleet.links.filter(readsServiceExports).map((l) => l.target));
+  const mcsSources = new Set(fleet.links.filter((l) => l.mcs === true).map((l) => l.source));
   return [...new Set([...sources, ...targets])]
     .sort(compareStrings)
-    .map((name) => ({ name, source: sources.has(name), target: targets.has(name), mcsTarget: mcsTargets.has(name) }));
+    .map((name) => ({ name, source: sources.has(name), target: targets.has(name), mcsTarget: mcsTargets.has(name), mcsSource: mcsSources.has(name) }));
 }

@@ -3,9 +3,10 @@
  * written to `.<out>.staging-<pid>`, then `<out>` renamed to `.<out>.previous-<pid>`, staging renamed
  * to `<out>`, `<lock>.tmp` renamed to the lock. A repository may still hold them once.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { removeTreeStep, renameStep, unlinkStep } from './durable-fs.js';
+import { UnsafeJournalError } from './journal-paths.js';
 
 /**
  * Puts the output of an interrupted old-format run back together: the previous tree returns when
@@ -20,6 +21,9 @@ export function recoverLegacySwap(dir: string, lockPath?: string): void {
   const lockTmp = lockPath !== undefined ? `${lockPath}.tmp` : undefined;
   // The old run wrote `<lock>.tmp` before the swap and renamed it after: if it is still there, the lock is the old one.
   const lockNotRenamed = lockTmp !== undefined && existsSync(lockTmp);
+  // A leftover is only ever a folder this format made: a symbolic link (a commit can add one) would become dist/ and send every later write elsewhere.
+  const links = entries.filter((e) => (e.startsWith(`.${name}.previous-`) || e.startsWith(`.${name}.staging-`)) && lstatSync(join(parent, e)).isSymbolicLink());
+  for (const link of links) throw new UnsafeJournalError(join(parent, link), [`${link} is a symbolic link, not a folder an old mirrorc run left`]);
   for (const p of entries.filter((e) => e.startsWith(`.${name}.previous-`))) {
     const previous = join(parent, p);
     if (!existsSync(dir)) renameStep('legacy-recover', previous, dir);

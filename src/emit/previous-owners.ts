@@ -7,6 +7,7 @@
  */
 import YAML from 'yaml';
 import { REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
+import { MCS_SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../contract/kubernetes.js';
 import { clusterNameProblem, dns1123LabelProblem } from '../util/k8s-names.js';
 
 /** The origin `target/namespace/service` of a mirror Service object, or undefined when it is not one. */
@@ -39,5 +40,48 @@ export function previousOwnerLookup(tree: ReadonlyMap<string, string>): (source:
       return undefined;
     }
     return (object as { metadata?: { name?: unknown } } | null)?.metadata?.name === name ? mirrorOrigin(object) : undefined;
+  };
+}
+
+/** The value of the metadata line `    <key>: <value>` of a generated file (the writer's fixed indent), unquoted, or undefined. */
+function metadataValue(text: string, key: string): string | undefined {
+  const at = text.indexOf(`\n    ${key}: `);
+  if (at < 0) return undefined;
+  const start = at + key.length + 7;
+  const end = text.indexOf('\n', start);
+  const raw = text.slice(start, end < 0 ? undefined : end).trim();
+  return raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1) : raw;
+}
+
+const MCS_SLICE_FILE = /^[^/]+\/([^/]+)\/endpointslice-.+-mcs-ipv[46](?:-\d+)?\.yaml$/;
+const SERVICE_FILE = /^[^/]+\/(?:[^/]+\/)?service-[^/]+\.yaml$/;
+
+/**
+ * A lookup of whether the current output holds a mirror of `target/namespace/service` in any source
+ * (a Linkerd mirror Service, or an MCS import's EndpointSlices of that cluster). It scans the files'
+ * label lines on the first question only: compile asks only when two services claim one generic
+ * gateway port, and the established one keeps it.
+ */
+export function previousMirrorLookup(tree: ReadonlyMap<string, string>): (origin: string) => boolean {
+  let origins: Set<string> | undefined;
+  return (origin) => {
+    if (!origins) {
+      origins = new Set();
+      for (const [path, text] of tree) {
+        if (SERVICE_FILE.test(path)) {
+          const target = metadataValue(text, REMOTE_CLUSTER_NAME_LABEL);
+          const fqName = metadataValue(text, REMOTE_SVC_FQ_NAME_ANNOTATION);
+          const [service, namespace] = fqName?.split('.svc.')[0]?.split('.').slice(-2) ?? [];
+          if (target && service && namespace) origins.add(`${target}/${namespace}/${service}`);
+          continue;
+        }
+        const slice = MCS_SLICE_FILE.exec(path);
+        if (!slice) continue;
+        const cluster = metadataValue(text, MCS_SOURCE_CLUSTER_LABEL);
+        const service = metadataValue(text, MCS_SERVICE_NAME_LABEL);
+        if (cluster && service) origins.add(`${cluster}/${slice[1]}/${service}`);
+      }
+    }
+    return origins.has(origin);
   };
 }

@@ -11,7 +11,8 @@ import type { FileTree } from './render-files.js';
 import { commitChanges, recoverTransaction, type WriteSummary } from './write-transaction.js';
 
 export { readTree } from './read-tree.js';
-export { readCommittedTree, committedPath, type WriteSummary } from './write-transaction.js';
+export { readCommittedTree, committedPath, checkTransaction, type WriteSummary } from './write-transaction.js';
+export { UnsafeJournalError } from './journal-paths.js';
 
 /**
  * Finishes or undoes whatever an interrupted earlier run left for `outDir` (a committed journal is
@@ -21,7 +22,7 @@ export { readCommittedTree, committedPath, type WriteSummary } from './write-tra
 export function recoverInterruptedWrite(outDir: string, lockPath?: string): void {
   try {
     recoverLegacySwap(resolve(outDir), lockPath !== undefined ? resolve(lockPath) : undefined);
-    recoverTransaction(outDir);
+    recoverTransaction(outDir, lockPath);
   } catch (e) {
     if (!isFsError(e)) throw e;
     const e2 = e as NodeJS.ErrnoException & { dest?: string };

@@ -22,6 +22,7 @@ import type { FileTree } from './render-files.js';
 import { isFsError, shownPath, WriteFailedError } from './write-failure.js';
 import { readTree } from './read-tree.js';
 import { appendAll } from '../util/append-all.js';
+import { journalProblems, outsideListProblems, STAGED_BESIDE_SUFFIX, transactionFolderProblem, UnsafeJournalError, type JournalScope } from './journal-paths.js';
 
 /** One output folder to be replaced by `after` (`before` is what it holds now, as read by {@link readTree}). */
 export interface TreeWrite {
@@ -131,7 +132,7 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
     };
     const staged = puts.map((p, i) => {
       const inside = deviceOfFolder(dirname(p.path)) === txnDev;
-      const at = inside ? join(txn, 'files', String(Math.floor(i / STAGED_PER_FOLDER)), String(i)) : join(dirname(p.path), `.${basename(p.path)}.mirrorc-staged`);
+      const at = inside ? join(txn, 'files', String(Math.floor(i / STAGED_PER_FOLDER)), String(i)) : join(dirname(p.path), `.${basename(p.path)}${STAGED_BESIDE_SUFFIX}`);
       if (!inside) outside.push(rel(at));
       return at;
     });
@@ -183,16 +184,37 @@ function rank(op: JournalOp): number {
  * Finishes or undoes a transaction left by an earlier run of `home`: a committed journal is rolled
  * forward, an uncommitted transaction is discarded. Call it only while holding the run lock.
  */
-export function recoverTransaction(home: string): 'none' | 'rolled-forward' | 'discarded' {
+export function recoverTransaction(home: string, lockPath?: string): 'none' | 'rolled-forward' | 'discarded' {
   const txn = transactionDir(home);
   if (!existsSync(txn)) return 'none';
-  const journal = readJournal(txn);
+  const scope: JournalScope = { home, txn, ...(lockPath !== undefined ? { lockPath } : {}) };
+  const journal = readJournal(scope, true);
   if (!journal) {
-    discard(home);
+    discard(scope);
     return 'discarded';
   }
   applyJournal(dirname(resolve(home)), txn, journal);
   return 'rolled-forward';
+}
+
+/**
+ * Checks, without changing anything, that a transaction left for `home` names only paths inside
+ * `home`, its transaction folder and `lockPath`.
+ * @throws UnsafeJournalError when it does not
+ */
+export function checkTransaction(home: string, lockPath?: string): void {
+  const txn = transactionDir(home);
+  if (!existsSync(txn) && lstatSync(txn, { throwIfNoEntry: false }) === undefined) return;
+  const scope: JournalScope = { home, txn, ...(lockPath !== undefined ? { lockPath } : {}) };
+  if (readJournal(scope, true)) return;
+  let outside: unknown = [];
+  try {
+    outside = JSON.parse(readFileSync(join(txn, OUTSIDE), 'utf8'));
+  } catch {
+    outside = [];
+  }
+  const problems = outsideListProblems(scope, outside);
+  if (problems.length > 0) throw new UnsafeJournalError(txn, problems);
 }
 
 /** Applies every operation (idempotent: a put whose staged file is gone was done already), then removes the transaction. */
@@ -229,17 +251,19 @@ function applyJournal(base: string, txn: string, journal: Journal): void {
   fsyncDirectory(base);
 }
 
-/** Removes an uncommitted transaction of `home`, with the files it staged outside its folder. */
-function discard(home: string): void {
-  const txn = transactionDir(home);
+/** Removes an uncommitted transaction of `home`, with the files it staged outside its folder (each checked first: see journal-paths.ts). */
+function discard(scope: JournalScope): void {
+  const { home, txn } = scope;
   const base = dirname(resolve(home));
-  let outside: string[] = [];
+  let outside: unknown = [];
   try {
-    outside = JSON.parse(readFileSync(join(txn, OUTSIDE), 'utf8')) as string[];
+    outside = JSON.parse(readFileSync(join(txn, OUTSIDE), 'utf8'));
   } catch {
     outside = [];
   }
-  for (const p of outside) unlinkStep('discard', resolve(base, p));
+  const problems = [...(transactionFolderProblem(txn) !== undefined ? [transactionFolderProblem(txn)!] : []), ...outsideListProblems(scope, outside)];
+  if (problems.length > 0) throw new UnsafeJournalError(txn, problems);
+  for (const p of outside as string[]) unlinkStep('discard', resolve(base, p));
   removeTreeStep('discard', txn);
   fsyncDirectory(base);
 }
@@ -247,15 +271,21 @@ function discard(home: string): void {
 /** {@link discard}, reporting instead of throwing whether it worked (the caller is already failing). */
 function tryDiscard(home: string): boolean {
   try {
-    if (existsSync(transactionDir(home))) discard(home);
+    if (existsSync(transactionDir(home))) discard({ home, txn: transactionDir(home) });
     return true;
   } catch {
     return false;
   }
 }
 
-/** The committed journal of a transaction folder, or undefined when there is none (not committed). */
-function readJournal(txn: string): Journal | undefined {
+/**
+ * The committed journal of a transaction folder, or undefined when there is none (not committed).
+ * Throws {@link UnsafeJournalError} when it names a path outside its scope (see journal-paths.ts).
+ */
+function readJournal(scope: JournalScope, lockKnown: boolean): Journal | undefined {
+  const { txn } = scope;
+  const folderProblem = transactionFolderProblem(txn);
+  if (folderProblem) throw new UnsafeJournalError(txn, [folderProblem]);
   let text: string;
   try {
     text = readFileSync(join(txn, JOURNAL), 'utf8');
@@ -263,8 +293,15 @@ function readJournal(txn: string): Journal | undefined {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
-  const journal = JSON.parse(text) as Journal;
-  if (journal.format !== 1 || !Array.isArray(journal.ops)) throw new Error(`internal error: ${join(txn, JOURNAL)} has an unknown format`);
+  let journal: Journal;
+  try {
+    journal = JSON.parse(text) as Journal;
+  } catch {
+    throw new UnsafeJournalError(txn, [`${JOURNAL} is not valid JSON`]);
+  }
+  if (journal === null || typeof journal !== 'object' || journal.format !== 1) throw new UnsafeJournalError(txn, [`${JOURNAL} has an unknown format`]);
+  const problems = journalProblems(scope, journal.ops, lockKnown);
+  if (problems.length > 0) throw new UnsafeJournalError(txn, problems);
   return journal;
 }
 
@@ -275,7 +312,7 @@ function readJournal(txn: string): Journal | undefined {
 export function readCommittedTree(dir: string, home: string = dir): FileTree {
   const tree = readTree(dir);
   const txn = transactionDir(home);
-  const journal = existsSync(txn) ? readJournal(txn) : undefined;
+  const journal = existsSync(txn) ? readJournal({ home, txn }, false) : undefined;
   if (!journal) return tree;
   const base = dirname(resolve(home));
   const root = resolve(dir);
@@ -297,7 +334,7 @@ export function readCommittedTree(dir: string, home: string = dir): FileTree {
 /** Where the committed content of `path` is: its staged copy while a committed journal of `home` still has to put it, else `path`. */
 export function committedPath(home: string, path: string): string {
   const txn = transactionDir(home);
-  const journal = existsSync(txn) ? readJournal(txn) : undefined;
+  const journal = existsSync(txn) ? readJournal({ home, txn, lockPath: path }, true) : undefined;
   const base = dirname(resolve(home));
   const op = journal?.ops.find((o) => o.op === 'put' && resolve(base, o.path) === resolve(path));
   return op && existsSync(resolve(base, op.staged!)) ? resolve(base, op.staged!) : path;

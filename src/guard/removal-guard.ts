@@ -99,6 +99,30 @@ function mirrorServices(tree: FileTree): Map<string, Map<string, Set<string>>> {
   return out;
 }
 
+/** Mirrors of one target that one source folder would lose. */
+export interface TargetRemoval {
+  readonly source: string;
+  readonly target: string;
+  /** Mirrors that would be removed. */
+  readonly removed: number;
+  /** Mirrors of that target the folder has now. */
+  readonly before: number;
+}
+
+/** Every (source, target) pair that loses at least one mirror going from `before` to `after`, sorted by source and target. */
+export function removalsByTarget(before: FileTree, after: FileTree): TargetRemoval[] {
+  const found: TargetRemoval[] = [];
+  const afterMirrors = mirrorServices(after);
+  for (const [source, byTarget] of [...mirrorServices(before)].sort(([a], [b]) => compareStrings(a, b))) {
+    for (const [target, paths] of [...byTarget].sort(([a], [b]) => compareStrings(a, b))) {
+      const kept = afterMirrors.get(source)?.get(target);
+      const removed = [...paths].filter((p) => !after.has(p) && !kept?.has(p)).length;
+      if (removed > 0) found.push({ source, target, removed, before: paths.size });
+    }
+  }
+  return found;
+}
+
 /** The large removals going from `before` to `after`, by source and target. */
 export function largeRemovals(before: FileTree, after: FileTree): LargeRemoval[] {
   const found: LargeRemoval[] = [];

@@ -121,6 +121,8 @@ export interface LinkSpec {
   readonly namespaceMap?: Readonly<Record<string, string>>;
   /** Gateway-mode services become MCS ServiceImports and EndpointSlices instead of Linkerd mirrors; absent: false. */
   readonly mcs?: true;
+  /** Services of system namespaces (kube-system, linkerd, ...) are mirrored, and mirrors may land in the source's; absent: false, they are skipped with a warning. */
+  readonly mirrorSystemNamespaces?: true;
   /** With `mcs`: `false` reads no ServiceExports; `true` asks for them (a target without the CRD is warned about); absent: read, silently none without the CRD. */
   readonly serviceExports?: boolean;
 }

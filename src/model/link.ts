@@ -88,6 +88,16 @@ export interface LinkProps {
   /** Emit a Namespace into the source when a mirrored namespace is missing there, instead of skipping it. @default false */
   readonly createMissingNamespaces?: boolean;
   /**
+   * Mirror services of the target's system namespaces (`kube-system`, `kube-public`,
+   * `kube-node-lease`, `linkerd`, `linkerd-multicluster`, `linkerd-viz` and Linkerd's other
+   * extensions, and the clusters' own control-plane and gateway namespaces), and write mirrors into
+   * the source's. Without it such a service is skipped with a warning naming it: a target's DNS,
+   * control plane or gateway is not another team's export, and a mirror there would sit next to the
+   * source's own control plane.
+   * @default false
+   */
+  readonly mirrorSystemNamespaces?: boolean;
+  /**
    * Add the pods of every headless (StatefulSet) service this link mirrors per pod to the source's
    * aggregated `<svc>-global` headless Service, so a StatefulSet finds its peers in every linked
    * cluster under one name. A single target service opts in with the label `mirrorc.io/global=true`.
@@ -184,6 +194,7 @@ export class Link extends Construct {
       ...(this.props.followPodReadiness === true ? { followPodReadiness: true } : {}),
       ...(this.props.namespaceMap !== undefined ? { namespaceMap: { ...this.props.namespaceMap } } : {}),
       ...(this.props.mcs === true ? { mcs: true } : {}),
+      ...(this.props.mirrorSystemNamespaces === true ? { mirrorSystemNamespaces: true as const } : {}),
       ...(this.props.serviceExports !== undefined ? { serviceExports: this.props.serviceExports } : {}),
     };
   }

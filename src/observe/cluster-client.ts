@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import type { ClusterAccessSpec } from '../model/fleet-spec.js';
-import { MCS_API_GROUP, MCS_SERVICE_EXPORT_VERSION, MCS_SERVICE_EXPORTS_RESOURCE } from '../contract/kubernetes.js';
+import { MCS_API_GROUP, MCS_SERVICE_EXPORT_VERSION, MCS_SERVICE_EXPORTS_RESOURCE, MCS_SERVICE_IMPORTS_RESOURCE } from '../contract/kubernetes.js';
 import { DEFAULT_OBSERVATION_BUDGET, type ObservationBudgetSpec } from '../model/observation-budget.js';
 import { boundedHttpLibrary, ResponseTooLargeError } from './bounded-http.js';
 import { ObservationError } from './observation-error.js';
@@ -245,6 +245,27 @@ export class ClusterClient {
         ) as Promise<Page<{ metadata?: { namespace?: string; name?: string } }>>,
       true);
       return items.map((i) => `${i.metadata?.namespace ?? ''}/${i.metadata?.name ?? ''}`);
+    } catch (e) {
+      if (e instanceof NotFound) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * Every MCS `ServiceImport` in all namespaces (`namespace`, `name`, and its labels), or undefined
+   * when the API server does not serve the resource (its CRD is not installed: HTTP 404).
+   */
+  public async listServiceImports(): Promise<{ namespace: string; name: string; labels: Record<string, string> }[] | undefined> {
+    const what = `list ${MCS_SERVICE_IMPORTS_RESOURCE}.${MCS_API_GROUP} in all namespaces`;
+    type Item = { metadata?: { namespace?: string; name?: string; labels?: Record<string, string> } };
+    try {
+      const items = await this.paginate<Item>(what, (cont, opts) =>
+        this.custom.listClusterCustomObject(
+          { group: MCS_API_GROUP, version: MCS_SERVICE_EXPORT_VERSION, plural: MCS_SERVICE_IMPORTS_RESOURCE, limit: this.pageSize, _continue: cont },
+          opts,
+        ) as Promise<Page<Item>>,
+      true);
+      return items.map((i) => ({ namespace: i.metadata?.namespace ?? '', name: i.metadata?.name ?? '', labels: i.metadata?.labels ?? {} }));
     } catch (e) {
       if (e instanceof NotFound) return undefined;
       throw e;

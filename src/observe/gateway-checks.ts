@@ -120,6 +120,17 @@ export function lockGatewayProblems(fleet: FleetSpec, snapshot: FleetSnapshot): 
 }
 
 /**
+ * Why `gateway` must not be used (nor probed): every check {@link checkedGateway} makes, with
+ * `last` the gateway the lock knows. Empty when it is acceptable. Observation asks this before
+ * the opt-in probe sends a request, so the probe never goes where the checks say no.
+ */
+export function gatewayRejections(gateway: ObservedGateway, last: ObservedGateway | undefined, ranges: readonly DeclaredRange[]): string[] {
+  const problems = gatewayProblems(gateway, ranges);
+  if (last?.identity !== undefined && gateway.identity === undefined) problems.push(`it lost its identity ${last.identity}`);
+  return problems;
+}
+
+/**
  * The target snapshot with an acceptable gateway: a gateway whose address, port or identity is
  * rejected is dropped (the caller then keeps the last known one), and so is one that lost the
  * identity the lock knew (a downgrade of transport security is never automatic). A changed port

@@ -149,6 +149,7 @@ export const pinnedRangeServiceSchema = z.strictObject({ namespace, name: servic
 const sourceSnapshot = z.strictObject({
   namespaces: z.array(namespace),
   foreignServices: z.array(foreignServiceSchema),
+  foreignServiceImports: z.array(foreignServiceSchema).optional(),
   pinnedRangeServices: z.array(pinnedRangeServiceSchema).optional(),
   globalMembers: z.array(observedServiceSchema).optional(),
   federatedSelector: text('a label selector').optional(),

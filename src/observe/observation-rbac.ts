@@ -4,7 +4,7 @@
  * uses every one of them (test/integration/reader-rbac.test.ts drops each verb in turn).
  */
 import { TRUST_ROOTS_CONFIGMAP } from '../contract/linkerd.js';
-import { MCS_API_GROUP, MCS_SERVICE_EXPORTS_RESOURCE } from '../contract/kubernetes.js';
+import { MCS_API_GROUP, MCS_SERVICE_EXPORTS_RESOURCE, MCS_SERVICE_IMPORTS_RESOURCE } from '../contract/kubernetes.js';
 import { compareStrings } from '../util/order.js';
 
 /** One RBAC policy rule, in the shape of `rbac.authorization.k8s.io/v1` PolicyRule. */
@@ -60,13 +60,23 @@ export const SOURCE_OBSERVATION_RULES: readonly ObservationRule[] = [
   { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
 ];
 
-/** The union, for a cluster that is both a source and a target; `mcsTarget`: a target of a link that reads ServiceExports. */
-export function observationRules(roles: { readonly source: boolean; readonly target: boolean; readonly mcsTarget?: boolean }): ObservationRule[] {
+/**
+ * What observing the source of an MCS link adds: `list` of the MCS API's ServiceImport objects in
+ * all namespaces, so that one another controller owns is never taken over (and later pruned).
+ */
+export const SERVICE_IMPORTS_RULE: ObservationRule = { apiGroups: [MCS_API_GROUP], resources: [MCS_SERVICE_IMPORTS_RESOURCE], verbs: ['list'] };
+
+/**
+ * The union, for a cluster that is both a source and a target; `mcsTarget`: a target of a link that
+ * reads ServiceExports; `mcsSource`: a source of an MCS link.
+ */
+export function observationRules(roles: { readonly source: boolean; readonly target: boolean; readonly mcsTarget?: boolean; readonly mcsSource?: boolean }): ObservationRule[] {
   const byKey = new Map<string, ObservationRule>();
   const rules = [
     ...(roles.target ? TARGET_OBSERVATION_RULES : []),
     ...(roles.target && roles.mcsTarget === true ? [SERVICE_EXPORTS_RULE] : []),
     ...(roles.source ? SOURCE_OBSERVATION_RULES : []),
+    ...(roles.source && roles.mcsSource === true ? [SERVICE_IMPORTS_RULE] : []),
   ];
   for (const rule of rules) {
     for (const group of rule.apiGroups) {

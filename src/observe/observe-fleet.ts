@@ -12,11 +12,11 @@ import { appendAll } from '../util/append-all.js';
 import type { ClusterClient, ClusterClientOptions } from './cluster-client.js';
 import { ObservationError } from './observation-error.js';
 import type { ObservationProgress } from './observation-progress.js';
-import { checkedGateway, linkingSourceRanges } from './gateway-checks.js';
+import { checkedGateway, gatewayRejections, linkingSourceRanges } from './gateway-checks.js';
 import { observeSource } from './observe-source.js';
 import { observeTarget } from './observe-target.js';
 import { observeTrustRoots } from './observe-trust-roots.js';
-import { SNAPSHOT_FORMAT, type FleetSnapshot, type SourceSnapshot, type TargetSnapshot } from '../snapshot/snapshot.js';
+import { SNAPSHOT_FORMAT, type FleetSnapshot, type ObservedGateway, type SourceSnapshot, type TargetSnapshot } from '../snapshot/snapshot.js';
 
 /** Tuning of {@link observeFleet}. */
 export interface ObserveOptions extends ClusterClientOptions {
@@ -93,8 +93,10 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       if (task.role === 'target') {
         const links = fleet.links.filter((l) => l.target === task.name);
         const exports = fleet.explicitExports.filter((e) => e.cluster === task.name);
+        const ranges = linkingSourceRanges(fleet, task.name);
+        const last = comparableLastGateway(previous.targets[task.name]?.gateway, cluster);
         const { observed, trust } = await client.withinDeadline((async () => ({
-          observed: await observeTarget(client, cluster.gateway, links, exports),
+          observed: await observeTarget(client, cluster.gateway, links, exports, (gateway) => gatewayRejections(gateway, last, ranges)),
           trust: await observeTrustRoots(client, cluster.controlPlaneNamespace),
         }))());
         trustProblems.set(task.name, trust.problems);
@@ -107,6 +109,7 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         targetNames: linkedTargets,
         aggregateSuffixes: [GLOBAL_SERVICE_SUFFIX, FEDERATED_NAME_SUFFIX],
         localFederatedSelector: cluster.localFederatedSelector,
+        mcsSource: fleet.links.some((l) => l.source === task.name && l.mcs === true),
         ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
         onSkipped: (warning: string) => skippedBySource.push(warning),
       };
@@ -141,12 +144,11 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       for (const problem of observed.gatewayProblems) warnings.push(`cluster "${name}": ${problem}`);
       appendAll(warnings, observed.skipped ?? []);
       appendAll(warnings, observed.serviceExportProblems ?? []);
-      // A gateway switched to kind 'generic' has no identity by design: that is no downgrade to refuse.
-      const { identity: _identity, ...lastWithoutIdentity } = lastGateway ?? { addresses: [], port: 0 };
-      const lastToCompare = lastGateway && clusters.get(name)?.gateway.kind === 'generic' ? lastWithoutIdentity : lastGateway;
-      snapshot = checkedGateway(name, snapshot, lastToCompare, linkingSourceRanges(fleet, name), warnings);
+      snapshot = checkedGateway(name, snapshot, comparableLastGateway(lastGateway, clusters.get(name)), linkingSourceRanges(fleet, name), warnings);
       if (!snapshot.gateway && lastGateway) {
-        snapshot = { ...snapshot, gateway: lastGateway };
+        // A rejected gateway is not probed either: the last known gateway keeps its last probe verdict.
+        const lastProbe = previous.targets[name]?.gatewayProbe;
+        snapshot = { ...snapshot, gateway: lastGateway, ...(lastProbe && !snapshot.gatewayProbe ? { gatewayProbe: lastProbe } : {}) };
         warnings.push(`cluster "${name}": keeping the last known gateway ${lastGateway.addresses.join(',')}:${lastGateway.port} for its gateway-mode mirrors`);
       }
       targets[name] = snapshot;
@@ -173,3 +175,10 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
   };
 }
 
+
+/** The last known gateway to check a new one against: a gateway switched to kind 'generic' has no identity by design, which is no downgrade to refuse. */
+function comparableLastGateway(last: ObservedGateway | undefined, cluster: ClusterSpec | undefined): ObservedGateway | undefined {
+  if (!last || cluster?.gateway.kind !== 'generic') return last;
+  const { identity: _identity, ...withoutIdentity } = last;
+  return withoutIdentity;
+}

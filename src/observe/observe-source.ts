@@ -21,6 +21,8 @@ export interface SourceObservationProps {
   readonly localFederatedSelector: LabelSelector;
   /** The cluster's `pinnedServiceIPRange`: live Services holding one of its IPs are recorded. @default none */
   readonly pinnedServiceIPRange?: string;
+  /** Some MCS link mirrors into the cluster: its ServiceImports are listed, and those of another controller recorded. @default false */
+  readonly mcsSource?: boolean;
   /** Receives one warning per object left out because the apiserver returned an invalid name or field. @default dropped */
   readonly onSkipped?: (warning: string) => void;
 }
@@ -66,6 +68,10 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
     }
   }
   const byNamespaceAndName = compareBy<{ namespace: string; name: string }>((s) => s.namespace, (s) => s.name);
+  // ServiceImports of another controller: server-side apply would take them over and a later prune delete them.
+  const imports = props.mcsSource ? await client.listServiceImports() : undefined;
+  const foreignImports = (imports ?? []).filter((i) => i.labels[MANAGED_LABEL] !== MANAGED_VALUE).map(({ namespace, name }) => ({ namespace, name }));
+  const validForeignImports = validForeignServices(cluster, foreignImports, skipped).sort(byNamespaceAndName);
   // The boundary check: every object kept passes the lock's schema (see observed-checks.ts).
   const validGlobal = validServices(cluster, globalMembers, skipped);
   const snapshot: SourceSnapshot = {
@@ -76,6 +82,7 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
     ...(range ? { pinnedRangeServices: validPinnedRangeServices(cluster, inRange, skipped).sort(compareBy((s) => s.ip, (s) => s.namespace, (s) => s.name)) } : {}),
     ...(validGlobal.length > 0 ? { globalMembers: validGlobal.sort(byNamespaceAndName) } : {}),
     ...(managedNamespaces.length > 0 ? { managedNamespaces } : {}),
+    ...(validForeignImports.length > 0 ? { foreignServiceImports: validForeignImports } : {}),
   };
   for (const warning of sortedUnique(skipped)) props.onSkipped?.(warning);
   return snapshot;

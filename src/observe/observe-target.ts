@@ -27,6 +27,12 @@ export interface TargetObservation {
 }
 
 /**
+ * Why an observed gateway must not be used, and so not probed either (see `gatewayRejections` in
+ * gateway-checks.ts); empty when it passes every check.
+ */
+export type GatewayRejections = (gateway: ObservedGateway) => readonly string[];
+
+/**
  * Lists the services of `links`' selectors, gateway and remote-discovery alike (each selector once), and `explicitExports`, and reads the gateway.
  * @throws ObservationError when the cluster cannot be listed
  */
@@ -35,6 +41,7 @@ export async function observeTarget(
   gatewaySpec: GatewaySpec,
   links: readonly LinkSpec[],
   explicitExports: readonly ExplicitExportSpec[],
+  gatewayRejections: GatewayRejections = () => [],
 ): Promise<TargetObservation> {
   const cluster = client.cluster;
   const selectors = sortedUnique(links.flatMap(linkSelectorQueries));
@@ -78,7 +85,7 @@ export async function observeTarget(
   }
   const skipped: string[] = [];
   const services = validServices(cluster, [...byKey.values()], skipped);
-  const { gateway, problems, probe } = await observeGateway(client, gatewaySpec);
+  const { gateway, problems, probe } = await observeGateway(client, gatewaySpec, gatewayRejections);
   return {
     skipped,
     snapshot: {
@@ -140,7 +147,7 @@ function readinessNeeded(svc: ObservedService, links: readonly LinkSpec[]): bool
 }
 
 /** Reads the gateway Service (unless the model fixes every value) and resolves its addresses. */
-async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise<{ gateway?: ObservedGateway; problems: string[]; probe?: ObservedGatewayProbe }> {
+async function observeGateway(client: ClusterClient, spec: GatewaySpec, rejections: GatewayRejections): Promise<{ gateway?: ObservedGateway; problems: string[]; probe?: ObservedGatewayProbe }> {
   const where = `gateway Service ${spec.namespace}/${spec.name}`;
   const generic = spec.kind === 'generic';
   // A generic gateway has no identity; its recorded port is only a default (each mirror uses its service's port).
@@ -162,8 +169,16 @@ async function observeGateway(client: ClusterClient, spec: GatewaySpec): Promise
   for (const failure of resolved.failures) problems.push(`${where}: address ${failure} did not resolve`);
   if (addresses.length > 0 && resolved.ips.length === 0) problems.push(`${where}: none of its addresses resolved to an IP`);
   if (resolved.ips.length === 0 || port === undefined) return { problems };
-  const probe = spec.probe ? await probeOutcome(where, spec.probe, svc, resolved.ips, problems, client) : undefined;
-  return { gateway: { addresses: resolved.ips, port, ...(identity ? { identity } : {}) }, problems, ...(probe ? { probe } : {}) };
+  const gateway: ObservedGateway = { addresses: resolved.ips, port, ...(identity ? { identity } : {}) };
+  // The probe goes to the address the fleet file names, or only to a gateway that passed every
+  // check: the target chooses its addresses, port and path, and must not make synth send requests
+  // to loopback, the cloud metadata endpoint or the source's own ranges.
+  const rejected = spec.probe && spec.probe.address === undefined ? rejections(gateway) : [];
+  if (spec.probe && rejected.length > 0) {
+    problems.push(`${where} is not probed, because its gateway is rejected (see the REJECTED warning); no request is sent to it`);
+  }
+  const probe = spec.probe && rejected.length === 0 ? await probeOutcome(where, spec.probe, svc, resolved.ips, problems, client) : undefined;
+  return { gateway, problems, ...(probe ? { probe } : {}) };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   GATEWAY_PROBE_PERIOD_ANNOTATION,
   PROBE_PORT_NAME,
 } from '../contract/linkerd.js';
+import { portNumberProblem } from '../util/k8s-names.js';
 
 /** Where and how often to probe, as read from the gateway Service. */
 export interface ProbePlan {
@@ -32,6 +33,12 @@ export interface ProbeOutcome {
   readonly answered: boolean;
 }
 
+/**
+ * A probe path: `/` and URL path characters only (RFC 3986 pchar), at most 256 of them. The path
+ * is the target's choice and appears in the request, the log and the report, so nothing else passes.
+ */
+const PROBE_PATH = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,255}$/;
+
 /** Longest time one probe request may take, whatever the period says. */
 const MAX_REQUEST_MS = 10_000;
 
@@ -43,7 +50,7 @@ export function probePlan(svc: k8s.V1Service | undefined, ips: readonly string[]
   const annotations = svc?.metadata?.annotations ?? {};
   const path = annotations[GATEWAY_PROBE_PATH_ANNOTATION];
   if (!path) return { problem: `has no "${GATEWAY_PROBE_PATH_ANNOTATION}" annotation, so it cannot be probed` };
-  if (!path.startsWith('/') || /[\s#?]/.test(path)) return { problem: `has a "${GATEWAY_PROBE_PATH_ANNOTATION}" annotation ${JSON.stringify(path)} that is not a URL path, so it cannot be probed` };
+  if (!PROBE_PATH.test(path)) return { problem: `has a "${GATEWAY_PROBE_PATH_ANNOTATION}" annotation ${JSON.stringify(path)} that is not a URL path, so it cannot be probed` };
   const periodText = annotations[GATEWAY_PROBE_PERIOD_ANNOTATION];
   const periodMs = periodText === undefined ? DEFAULT_GATEWAY_PROBE_PERIOD_SECONDS * 1000 : parsePeriod(periodText);
   if (periodMs === undefined) return { problem: `has a "${GATEWAY_PROBE_PERIOD_ANNOTATION}" annotation ${JSON.stringify(periodText)} that is neither whole seconds nor a duration such as 3s` };
@@ -51,6 +58,8 @@ export function probePlan(svc: k8s.V1Service | undefined, ips: readonly string[]
   const port = svc?.spec?.ports?.find((p) => p.name === PROBE_PORT_NAME);
   const number = svc?.spec?.type === 'NodePort' ? port?.nodePort : port?.port;
   if (number === undefined) return { problem: `has no port named "${PROBE_PORT_NAME}", so it cannot be probed` };
+  const portProblem = portNumberProblem(number);
+  if (portProblem) return { problem: `has a "${PROBE_PORT_NAME}" port ${portProblem}, so it cannot be probed` };
   if (ips.length === 0) return { problem: 'has no address to probe' };
   return { urls: ips.map((ip) => `http://${ip.includes(':') ? `[${ip}]` : ip}:${number}${path}`), periodMs };
 }

@@ -6,12 +6,12 @@ import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
-import { previousOwnerLookup } from '../emit/previous-owners.js';
+import { previousMirrorLookup, previousOwnerLookup } from '../emit/previous-owners.js';
 import { redact } from '../util/redact.js';
 import type { FileTree } from '../emit/render-files.js';
 import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
 import { WriteFailedError } from '../emit/write-failure.js';
-import { committedPath, readCommittedTree, recoverInterruptedWrite, writeLockOnly, writeOutput } from '../emit/write-output.js';
+import { checkTransaction, committedPath, readCommittedTree, recoverInterruptedWrite, UnsafeJournalError, writeLockOnly, writeOutput } from '../emit/write-output.js';
 import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { lockGatewayProblems } from '../observe/gateway-checks.js';
@@ -21,6 +21,7 @@ import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
 import { largeRemovalMessage, largeRemovals } from '../guard/removal-guard.js';
+import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
 import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from '../cli/load-fleet.js';
@@ -138,6 +139,14 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   if (!lockFile) return finish(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
   const kubeconfigProblem = options.kubeconfig !== undefined ? await kubeconfigFileProblem(options.kubeconfig) : undefined;
   if (kubeconfigProblem) return finish(ExitCode.INVALID_INPUT, `--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
+  // What an interrupted run left is checked before anything reads or completes it: a journal a commit added could name any path.
+  try {
+    checkTransaction(outDir, lockFile);
+    checkTransaction(options.deliveryDir ?? join(dirname(outDir), 'delivery'));
+  } catch (e) {
+    if (e instanceof UnsafeJournalError) return finish(ExitCode.INVALID_INPUT, e.message);
+    throw e;
+  }
   // One writer at a time: it then completes (or undoes) whatever an interrupted run left.
   if (mode === 'write' || mode === 'observe') {
     try {
@@ -149,6 +158,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
       recoverInterruptedWrite(outDir, lockFile);
     } catch (e) {
       if (e instanceof RunLockBusyError) return finish(ExitCode.BUSY, e.message);
+      if (e instanceof UnsafeJournalError) return finish(ExitCode.INVALID_INPUT, e.message);
       if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
       throw e;
     }
@@ -220,12 +230,21 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   let compiled: FileTree;
   let planRows: readonly string[] = [];
   const compileStarted = now().getTime();
+  const heldBackWarnings: string[] = [];
   // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
   const before = readCommittedTree(outDir);
   try {
-    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), now: new Date(compileStarted) };
-    const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'), before);
+    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), previousMirrors: previousMirrorLookup(before), now: new Date(compileStarted) };
+    const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
+    let result = compileFleetTree(spec, snapshot, compileOptions, () => mark('compile'), before);
+    // A large removal caused by one target's new observation holds back that target alone (see hold-back-targets.ts).
+    if (!options.confirmRemovals && !shard) {
+      const held = holdBackRemovingTargets({ previous, snapshot, before, compiled: result, compile: (s) => compileFleetTree(spec, s, compileOptions, undefined, before) });
+      result = held.compiled;
+      appendAll(heldBackWarnings, held.warnings);
+    }
     appendAll(warnings, result.warnings);
+    appendAll(warnings, heldBackWarnings);
     planRows = result.planRows;
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = result.snapshot;

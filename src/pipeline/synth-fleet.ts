@@ -7,7 +7,7 @@ import { App } from 'cdk8s';
 import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-fleet.js';
 import { compareStrings } from '../util/order.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
-import { previousOwnerLookup } from '../emit/previous-owners.js';
+import { previousMirrorLookup, previousOwnerLookup } from '../emit/previous-owners.js';
 import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
 import type { Fleet } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
@@ -90,6 +90,7 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
   const compiled = compileFleetTree(spec, props.snapshot, {
     strict: props.strict ?? false,
     previousOwners: previousOwnerLookup(props.previous ?? new Map()),
+    previousMirrors: previousMirrorLookup(props.previous ?? new Map()),
   });
   const delivery = deliveryTree(spec);
   return {

@@ -141,6 +141,8 @@ export interface SourceSnapshot {
   readonly namespaces: readonly string[];
   /** Services not written by this compiler whose names end in `-<target>` of a link or in `-federated`, sorted. */
   readonly foreignServices: readonly ForeignService[];
+  /** MCS ServiceImports not written by this compiler (another controller owns them), sorted; absent when none, or when no MCS link mirrors into the cluster. */
+  readonly foreignServiceImports?: readonly ForeignService[];
   /** Live Services holding an IP of the cluster's `pinnedServiceIPRange`, sorted by IP text; absent when no range is declared. */
   readonly pinnedRangeServices?: readonly PinnedRangeService[];
   /** The source's own headless services labelled `mirrorc.io/global=true`, with hostnames and selector; absent when none. */

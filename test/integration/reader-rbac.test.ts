@@ -248,6 +248,10 @@ describe('reader RBAC written by synth, on real API servers', () => {
       for (const cluster of CLUSTERS) assert.ok(!JSON.stringify(generatedRole(cluster).rules).includes('serviceexports'), cluster);
       const londonRole = YAML.parse(readFileSync(join(mcsDist.outDir, 'london', 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
       assert.ok(!JSON.stringify(londonRole.rules).includes('serviceexports'));
+      // AND london, the MCS link's source, lists ServiceImports (one another controller owns is never taken over)
+      assert.deepEqual(londonRole.rules, observationRules({ source: true, target: false, mcsSource: true }));
+      assert.ok(JSON.stringify(londonRole.rules).includes('serviceimports'));
+      await fleet.kubectl('london', ['apply', '--server-side', '--field-manager=gitops', '-f', '-'], JSON.stringify(londonRole));
 
       // WHEN paris's role is the MCS one, observation with the generated identity succeeds
       await fleet.kubectl('paris', ['apply', '--server-side', '--field-manager=gitops', '-f', '-'], JSON.stringify(role));

@@ -147,7 +147,7 @@ describe('reader RBAC in dist/', () => {
 
   test('each observed cluster gets a ClusterRole with exactly the observation rules of its roles', () => {
     // london is only a source, paris only a target, east and west both (example fleet)
-    const expected = { london: { source: true, target: false }, paris: { source: false, target: true }, east: { source: true, target: true }, west: { source: true, target: true }, oslo: { source: false, target: true, mcsTarget: true } };
+    const expected = { london: { source: true, target: false, mcsSource: true }, paris: { source: false, target: true }, east: { source: true, target: true }, west: { source: true, target: true }, oslo: { source: false, target: true, mcsTarget: true } };
     for (const [cluster, roles] of Object.entries(expected)) {
       const role = parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`);
       assert.deepEqual(role.rules, observationRules(roles), cluster);
@@ -162,6 +162,9 @@ describe('reader RBAC in dist/', () => {
     for (const [cluster] of Object.entries(expected)) {
       const listsServiceExports = JSON.stringify(parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceexports');
       assert.equal(listsServiceExports, cluster === 'oslo', cluster);
+      // ...and only london, the source of an MCS link, may list ServiceImports (one another controller owns is never taken over).
+      const listsServiceImports = JSON.stringify(parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceimports');
+      assert.equal(listsServiceImports, cluster === 'london', cluster);
     }
     assert.deepEqual(parse('dist/east/clusterrole-mirrorc-observer.yaml').rules, [
       trustRoots,

@@ -13,7 +13,10 @@ import { compareStrings } from '../../../util/order.js';
 export type GatewayPortOutcome = { readonly port: number } | { readonly problem: string };
 
 const PORT_TEXT = /^[1-9][0-9]{0,4}$/;
-const byTarget = new WeakMap<TargetSnapshot, Map<string, GatewayPortOutcome>>();
+/** Whether the current output holds a mirror of `target/namespace/service` (its established owner keeps a contested port). */
+export type EstablishedMirror = (origin: string) => boolean;
+const NONE_ESTABLISHED: EstablishedMirror = () => false;
+const byTarget = new WeakMap<TargetSnapshot, WeakMap<EstablishedMirror, Map<string, GatewayPortOutcome>>>();
 
 /** Whether `target`'s gateway is generic (a port per service) rather than Linkerd's. */
 export function isGenericGateway(target: ClusterSpec): boolean {
@@ -21,14 +24,20 @@ export function isGenericGateway(target: ClusterSpec): boolean {
 }
 
 /** The gateway port of `service` of generic-gateway `target`, or the problem that names the service and what to do. */
-export function genericGatewayPort(target: ClusterSpec, snapshot: TargetSnapshot, service: ObservedService): GatewayPortOutcome {
-  let ports = byTarget.get(snapshot);
-  if (!ports) byTarget.set(snapshot, (ports = servicePorts(target, snapshot)));
+export function genericGatewayPort(target: ClusterSpec, snapshot: TargetSnapshot, service: ObservedService, established: EstablishedMirror = NONE_ESTABLISHED): GatewayPortOutcome {
+  let byLookup = byTarget.get(snapshot);
+  if (!byLookup) byTarget.set(snapshot, (byLookup = new WeakMap()));
+  let ports = byLookup.get(established);
+  if (!ports) byLookup.set(established, (ports = servicePorts(target, snapshot, established)));
   return ports.get(`${service.namespace}/${service.name}`)!;
 }
 
-/** Every exported service's outcome, keyed `namespace/name`; a port claimed by two services is a problem of both. */
-function servicePorts(target: ClusterSpec, snapshot: TargetSnapshot): Map<string, GatewayPortOutcome> {
+/**
+ * Every exported service's outcome, keyed `namespace/name`. A port claimed by several services stays
+ * with the one whose mirror the current output holds (as in a name clash, a newcomer cannot take an
+ * established mirror's port); when none or several have one, it is a problem of every claimant.
+ */
+function servicePorts(target: ClusterSpec, snapshot: TargetSnapshot, established: EstablishedMirror): Map<string, GatewayPortOutcome> {
   const model = target.gateway.servicePorts ?? {};
   const out = new Map<string, GatewayPortOutcome>();
   const claims = new Map<number, string[]>();
@@ -54,6 +63,14 @@ function servicePorts(target: ClusterSpec, snapshot: TargetSnapshot): Map<string
   }
   for (const [port, keys] of claims) {
     if (keys.length < 2) continue;
+    const owners = keys.filter((k) => established(`${target.name}/${k}`));
+    if (owners.length === 1) {
+      const owner = owners[0]!;
+      for (const key of keys.filter((k) => k !== owner)) {
+        out.set(key, { problem: `${target.name}/${key}: gateway port ${port} of cluster "${target.name}" is also given to ${owner}, which has that mirror already and keeps the port; a generic gateway needs a port of its own per service, so give this service a different one` });
+      }
+      continue;
+    }
     for (const key of keys) {
       const others = keys.filter((k) => k !== key).sort(compareStrings);
       out.set(key, { problem: `${target.name}/${key}: gateway port ${port} of cluster "${target.name}" is also given to ${others.join(', ')}; a generic gateway needs a port of its own per service, so give each service a different one` });

@@ -13,7 +13,7 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
   let gateway = observed;
   if (isGenericGateway(request.target)) {
     // A generic gateway: its address, this service's own port, and no Linkerd identity.
-    const port = genericGatewayPort(request.target, targetSnapshot, service);
+    const port = genericGatewayPort(request.target, targetSnapshot, service, request.established);
     if ('problem' in port) {
       diagnostics.skip(`${link.source}: ${port.problem}`, `${request.target.name}/${service.namespace}/${service.name} is not mirrored`);
       return undefined;

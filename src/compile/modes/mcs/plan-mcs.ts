@@ -11,8 +11,13 @@ import { genericGatewayPort, isGenericGateway } from '../gateway/generic-gateway
 import { gatewayEndpoints } from '../gateway/plan-gateway.js';
 import { McsImport, type McsClusterEndpoints, type McsPort } from './mcs-import.js';
 
-/** The MCS units of `source` from `requests` (gateway-mode requests of its MCS links). */
-export function planMcsImports(source: string, requests: readonly MirrorRequest[], diagnostics: Diagnostics): MirrorUnit[] {
+/**
+ * The MCS units of `source` from `requests` (gateway-mode requests of its MCS links). A ServiceImport
+ * that another controller already owns in the source (`foreign`) is skipped with a warning, as a
+ * foreign Service with a mirror's name is: applying ours would take it over, and a later prune delete it.
+ */
+export function planMcsImports(source: string, requests: readonly MirrorRequest[], diagnostics: Diagnostics, foreign: readonly { namespace: string; name: string }[] = []): MirrorUnit[] {
+  const foreignKeys = new Set(foreign.map((f) => `${f.namespace}/${f.name}`));
   const groups = new Map<string, MirrorRequest[]>();
   for (const request of requests) {
     const key = `${request.service.namespace}/${request.service.name}`;
@@ -24,6 +29,13 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
   for (const key of [...groups.keys()].sort(compareStrings)) {
     const members = groups.get(key)!.sort((a, b) => compareStrings(a.target.name, b.target.name));
     const [namespace, name] = key.split('/') as [string, string];
+    if (foreignKeys.has(key)) {
+      diagnostics.skip(
+        `${source}: ServiceImport ${key} already exists in "${source}" and was not written by mirrorc (another controller owns it); rename or remove it, or exclude namespace "${namespace}" from the MCS link`,
+        `${members.map((m) => `${m.target.name}/${key}`).join(' and ')} ${members.length === 1 ? 'is' : 'are'} not imported`,
+      );
+      continue;
+    }
     const signature = (r: MirrorRequest): string => JSON.stringify([r.service.headless, ports(r)]);
     const winner = members[0]!;
     const clusters: McsClusterEndpoints[] = [];
@@ -41,7 +53,7 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
       if (!gateway) continue; // reported once per target by selection
       let port = gateway.port;
       if (isGenericGateway(member.target)) {
-        const outcome = genericGatewayPort(member.target, member.targetSnapshot, member.service);
+        const outcome = genericGatewayPort(member.target, member.targetSnapshot, member.service, member.established);
         if ('problem' in outcome) {
           diagnostics.skip(`${source}: ${outcome.problem}`, `its endpoints are left out of ServiceImport ${key}`);
           continue;

@@ -1,0 +1,306 @@
+/**
+ * One target's change stays that target's (issue 16, findings 2, 6, 7, 8, 10), against real
+ * kube-apiservers: the gateway probe never connects where the gateway checks say no; a target
+ * rotating to a trust root its source does not share is held back while the rest of the fleet
+ * updates; an established mirror keeps its generic gateway port; a ServiceImport another
+ * controller owns is never written over; system namespaces are not mirrored by default. Every case
+ * runs the real CLI and asserts dist/ + lock (by hash or by file), the exit code, the message and
+ * the --report file.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { observationRules } from '../../src/observe/observation-rbac.js';
+import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
+import { applyService, ensureNamespace, installGateway } from '../integration/support.js';
+import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './support.js';
+
+const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
+const ROOT_A = readFileSync('test/fixtures/trust-roots/root-a.crt', 'utf8');
+const ROOT_B = readFileSync('test/fixtures/trust-roots/root-b.crt', 'utf8');
+
+/** Asserts exit code, message (stderr/stdout, and among the report's warnings when exit 0) and report, and that no stack trace was printed. */
+function assertOutcome(run: CliRun, code: number, message: RegExp, context: string): void {
+  assert.equal(run.code, code, `${context}: exit code\n${run.stderr}`);
+  assertNoStackTrace(run.stderr);
+  assert.match(`${run.stderr}\n${run.stdout}`, message, `${context}: message`);
+  assert.ok(run.report, `${context}: a report file was written`);
+  assert.equal(run.report.exitCode, code, `${context}: report exit code`);
+  if (code === ExitCode.OK) {
+    assert.equal(run.report.error, null);
+    assert.ok(run.report.warnings.some((w: string) => message.test(w)), `${context}: report warnings\n${run.report.warnings.join('\n')}`);
+  } else assert.match(run.report.error ?? '', message, `${context}: report error`);
+}
+
+/** Asserts a run succeeded, with a report saying so. */
+function assertOk(run: CliRun, context: string): void {
+  assert.equal(run.code, ExitCode.OK, `${context}: exit code\n${run.stderr}`);
+  assert.equal(run.report?.exitCode, ExitCode.OK, `${context}: report`);
+}
+
+/** An HTTP server on 127.0.0.1 that counts every TCP connection and every request path, answering 200. */
+class CountingListener {
+  public connections = 0;
+  public readonly requests: string[] = [];
+  private readonly server: Server = createServer((req, res) => {
+    this.requests.push(req.url ?? '');
+    res.writeHead(200).end('ok');
+  });
+
+  public async start(): Promise<number> {
+    this.server.on('connection', () => this.connections++);
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  public stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('one target\'s change stays that target\'s (real API servers)', () => {
+  let fleet: KubeFleet | undefined;
+  let kubeconfig = '';
+
+  before(async (t) => {
+    fleet = await kubeFleetForTests(t as never, ['london', 'paris', 'rome'], { readerRules: observationRules({ source: true, target: true, mcsTarget: true, mcsSource: true }) });
+    if (!fleet) return;
+    kubeconfig = fleet.kubeconfig('reader');
+    await installGateway(fleet, 'paris', '203.0.113.10');
+    await installGateway(fleet, 'rome', '198.51.100.30');
+    for (const crd of ['mcs-serviceimports-crd.yaml', 'mcs-serviceexports-crd.yaml']) await fleet.kubectl('london', ['apply', '--server-side', '-f', `test/fixtures/crds/mcs/${crd}`]);
+    await fleet.kubectl('london', ['wait', '--for=condition=Established', 'crd/serviceimports.multicluster.x-k8s.io', '--timeout=60s']);
+    for (const cluster of ['london', 'paris', 'rome']) for (const ns of ['shop', 'probe', 'ports', 'mcs', 'sys']) await ensureNamespace(fleet, cluster, ns);
+  });
+
+  after(async () => {
+    await fleet?.stop();
+  });
+
+  const newRepo = (body: string): { repo: SafetyRepo; synth: (...extra: string[]) => Promise<CliRun> } => {
+    const repo = new SafetyRepo();
+    repo.writeFleet(body);
+    return { repo, synth: (...extra) => repo.run([...(extra[0] === 'check' || extra[0] === 'plan' ? [extra.shift()!] : ['synth']), '--kubeconfig', kubeconfig, ...extra]) };
+  };
+  const file = (repo: SafetyRepo, rel: string): string | undefined => {
+    try {
+      return readFileSync(join(repo.outDir, rel), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const deleteService = (cluster: string, namespace: string, name: string): Promise<unknown> =>
+    fleet!.kubectl(cluster, ['delete', 'service', name, '-n', namespace, '--ignore-not-found']);
+  const annotateGateway = (cluster: string, ...annotations: string[]): Promise<unknown> =>
+    fleet!.kubectl(cluster, ['annotate', '--overwrite', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', ...annotations]);
+  const setTrustRoots = async (cluster: string, pems: string[]): Promise<void> => {
+    await ensureNamespace(fleet!, cluster, 'linkerd');
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'linkerd-identity-trust-roots', namespace: 'linkerd' }, data: { 'ca-bundle.crt': pems.join('') } };
+    await fleet!.kubectl(cluster, ['apply', '--server-side', '--force-conflicts', '--field-manager=test', '-f', '-'], JSON.stringify(configMap));
+  };
+
+  test('finding 2: GIVEN a probed gateway that moves to 127.0.0.1, then 169.254.169.254, with a target-chosen probe port and path WHEN synth runs THEN no connection reaches it, the gateway is rejected and not probed; the fleet-named probe address is probed', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const rejected = new CountingListener();
+    const named = new CountingListener();
+    const rejectedPort = await rejected.start();
+    const namedPort = await named.start();
+    const { repo, synth } = newRepo(`
+      const london = new Cluster(fleet, 'london', { serviceCidrs: [${JSON.stringify(SERVICE_CIDR)}] });
+      new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris', { gateway: { probe: { mode: 'not-ready' } } }) });
+      new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome', { gateway: { probe: { address: '127.0.0.1:${namedPort}' } } }) });
+    `);
+    try {
+      // GIVEN paris exports probe/api, its gateway 203.0.113.10 not yet probe-annotated; rome's gateway probe-annotated, probed at the fleet-named address
+      await applyService(fleet, 'paris', 'probe', 'api', { app: 'api', ...EXPORTED });
+      await applyService(fleet, 'rome', 'probe', 'web', { app: 'web', ...EXPORTED });
+      await annotateGateway('rome', 'mirror.linkerd.io/probe-path=/ready', 'mirror.linkerd.io/probe-period=1');
+      assertOutcome(await synth(), ExitCode.OK, /cluster "paris": gateway Service linkerd-multicluster\/linkerd-gateway has no "mirror\.linkerd\.io\/probe-path" annotation/, 'baseline');
+      // THEN the fleet-named address was probed (the positive case)
+      assert.ok(named.requests.includes('/ready'), `rome's named probe address got ${JSON.stringify(named.requests)}`);
+      assert.ok(file(repo, 'london/probe/service-api-paris.yaml'));
+      const old = repo.hash();
+      // WHEN paris's team points its gateway's mc-probe port at the listener and asks for a probe path
+      await fleet.kubectl('paris', ['patch', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/ports/1/port', value: rejectedPort }])]);
+      await annotateGateway('paris', 'mirror.linkerd.io/probe-path=/latest/meta-data/iam/security-credentials/', 'mirror.linkerd.io/probe-period=1');
+      for (const [address, reason] of [['127.0.0.1', 'is a loopback address'], ['169.254.169.254', 'is a link-local address']] as const) {
+        // AND its gateway's address at the one the checks reject
+        await fleet.kubectl('paris', ['patch', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: address }] } } })]);
+        const run = await synth();
+        // THEN no connection ever reached the listener
+        assert.equal(rejected.connections, 0, `connections to the rejected gateway's probe port (${address}):\n${run.stderr}`);
+        // AND exit 0: the gateway is rejected, the last known one kept, and it is not probed
+        assertOutcome(run, ExitCode.OK, new RegExp(`cluster "paris": REJECTED its gateway ${address.replace(/\./g, '\\.')}:4143 .*${reason}`), address);
+        assertOutcome(run, ExitCode.OK, /cluster "paris": gateway Service linkerd-multicluster\/linkerd-gateway is not probed, because its gateway is rejected/, address);
+        // AND neither the target's path nor any status appears in the output
+        assert.doesNotMatch(`${run.stderr}${JSON.stringify(run.report)}`, /security-credentials|HTTP \d{3}/);
+        // AND dist/ and the lock are the old state: paris's mirror still points at its good gateway, ready
+        assertOneOf(repo.hash(), { old }, address);
+        assert.match(file(repo, 'london/probe/endpoints-api-paris.yaml') ?? '', /ip: 203\.0\.113\.10/);
+      }
+    } finally {
+      await fleet.kubectl('paris', ['delete', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--ignore-not-found']);
+      await installGateway(fleet, 'paris', '203.0.113.10');
+      await annotateGateway('rome', 'mirror.linkerd.io/probe-path-', 'mirror.linkerd.io/probe-period-');
+      await deleteService('paris', 'probe', 'api');
+      await deleteService('rome', 'probe', 'web');
+      await rejected.stop();
+      await named.stop();
+      repo.remove();
+    }
+  });
+
+  test('finding 6: GIVEN paris rotates to a trust root london does not share WHEN synth runs THEN paris alone is held back (mirrors and lock entry kept, named warning), rome\'s new export goes through, exit 0; --confirm-removals removes paris\'s mirrors', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = newRepo(`
+      const london = new Cluster(fleet, 'london');
+      new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris') });
+      new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome') });
+    `);
+    try {
+      // GIVEN every cluster trusts root A; paris exports cart and orders, rome exports search
+      for (const cluster of ['london', 'paris', 'rome']) await setTrustRoots(cluster, [ROOT_A]);
+      for (const name of ['cart', 'orders']) await applyService(fleet, 'paris', 'shop', name, { app: name, ...EXPORTED });
+      await applyService(fleet, 'rome', 'shop', 'search', { app: 'search', ...EXPORTED });
+      assertOk(await synth(), 'baseline');
+      const parisMirrors = ['shop/service-cart-paris.yaml', 'shop/service-orders-paris.yaml'].map((p) => file(repo, `london/${p}`));
+      assert.ok(parisMirrors.every((m) => m !== undefined));
+      const oldLock = JSON.parse(readFileSync(repo.lockFile, 'utf8'));
+      // WHEN paris rotates to root B alone (london trusts only A) and rome's team adds an export
+      await setTrustRoots('paris', [ROOT_B]);
+      await applyService(fleet, 'rome', 'shop', 'fresh', { app: 'fresh', ...EXPORTED });
+      const run = await synth();
+      // THEN exit 0, and the warning names paris, what it would remove and why
+      assertOutcome(run, ExitCode.OK, /cluster "paris" is HELD BACK: its new observation would remove 2 of its 2 mirrors in "london", more than the removal guard allows; what its new observation causes: .*"london" and "paris" share no Linkerd trust root.*--confirm-removals/, 'rotation');
+      // AND paris's mirrors are byte-identical and its lock entry is the last observation; rome's new export is mirrored and locked
+      assert.deepEqual(['shop/service-cart-paris.yaml', 'shop/service-orders-paris.yaml'].map((p) => file(repo, `london/${p}`)), parisMirrors);
+      assert.ok(file(repo, 'london/shop/service-fresh-rome.yaml'), 'rome\'s new export is mirrored');
+      const lock = JSON.parse(readFileSync(repo.lockFile, 'utf8'));
+      assert.deepEqual(lock.targets.paris, oldLock.targets.paris);
+      assert.ok(lock.targets.rome.services.some((s: { name: string }) => s.name === 'fresh'));
+      assert.deepEqual(run.report.sources.find((s: any) => s.cluster === 'london').removed, []);
+      // AND the state is complete: check agrees (paris is held back again the same way)
+      assertOutcome(await synth('check'), ExitCode.OK, /HELD BACK/, 'check');
+      // WHEN the user confirms THEN paris's mirrors go
+      const confirmed = await synth('--confirm-removals');
+      assert.equal(confirmed.code, ExitCode.OK, confirmed.stderr);
+      assert.equal(file(repo, 'london/shop/service-cart-paris.yaml'), undefined);
+      assert.ok(file(repo, 'london/shop/service-fresh-rome.yaml'));
+    } finally {
+      for (const name of ['cart', 'orders']) await deleteService('paris', 'shop', name);
+      for (const name of ['search', 'fresh']) await deleteService('rome', 'shop', name);
+      for (const cluster of ['london', 'paris', 'rome']) await fleet.kubectl(cluster, ['delete', 'configmap', 'linkerd-identity-trust-roots', '-n', 'linkerd', '--ignore-not-found']);
+      repo.remove();
+    }
+  });
+
+  test('finding 7: GIVEN a mirrored service on a generic gateway port WHEN a new service claims that port THEN the established mirror keeps it, the newcomer is skipped with a warning, other changes go through', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = newRepo(`
+      const london = new Cluster(fleet, 'london');
+      new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome', { gateway: { kind: 'generic' } }) });
+    `);
+    const port = (p: number): Record<string, unknown> => ({ annotations: { 'mirrorc.io/gateway-port': String(p) } });
+    try {
+      // GIVEN rome's ports/api on generic gateway port 31001, mirrored in london
+      await applyService(fleet, 'rome', 'ports', 'api', { app: 'api', ...EXPORTED }, port(31001));
+      assertOk(await synth(), 'baseline');
+      const mirror = ['service', 'endpoints', 'endpointslice'].map((kind) => file(repo, `london/ports/${kind}-api-rome${kind === 'endpointslice' ? '-ipv4' : ''}.yaml`));
+      assert.ok(mirror.every((m) => m !== undefined));
+      assert.match(mirror[1]!, /port: 31001/);
+      // WHEN another team's new service claims port 31001, and an ordinary one takes 31002
+      await applyService(fleet, 'rome', 'ports', 'newcomer', { app: 'newcomer', ...EXPORTED }, port(31001));
+      await applyService(fleet, 'rome', 'ports', 'other', { app: 'other', ...EXPORTED }, port(31002));
+      const run = await synth();
+      // THEN exit 0; the established mirror is byte-identical, the newcomer named and skipped, the other mirrored
+      assertOutcome(run, ExitCode.OK, /rome\/ports\/newcomer: gateway port 31001 of cluster "rome" is also given to ports\/api, which has that mirror already and keeps the port.*rome\/ports\/newcomer is not mirrored/, 'port claim');
+      assert.deepEqual(['service', 'endpoints', 'endpointslice'].map((kind) => file(repo, `london/ports/${kind}-api-rome${kind === 'endpointslice' ? '-ipv4' : ''}.yaml`)), mirror);
+      assert.equal(file(repo, 'london/ports/service-newcomer-rome.yaml'), undefined);
+      assert.ok(file(repo, 'london/ports/service-other-rome.yaml'));
+      assert.deepEqual(run.report.sources.find((s: any) => s.cluster === 'london').removed, []);
+      // AND it stays that way on the next run (the established owner is read from dist/ each time)
+      assertOutcome(await synth('check'), ExitCode.OK, /is also given to ports\/api, which has that mirror already/, 'check');
+    } finally {
+      for (const name of ['api', 'newcomer', 'other']) await deleteService('rome', 'ports', name);
+      repo.remove();
+    }
+  });
+
+  test('finding 8: GIVEN a ServiceImport another controller owns in london WHEN an MCS link would import that name THEN it is skipped with a warning and never written; the other import is written', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const { repo, synth } = newRepo(`
+      new Link(fleet, 'london-from-paris', { source: new Cluster(fleet, 'london'), target: new Cluster(fleet, 'paris'), mcs: true });
+    `);
+    const theirs = { apiVersion: 'multicluster.x-k8s.io/v1alpha1', kind: 'ServiceImport', metadata: { name: 'taken', namespace: 'mcs' }, spec: { type: 'ClusterSetIP', ports: [{ name: 'http', protocol: 'TCP', port: 8443 }] } };
+    try {
+      // GIVEN another MCS controller's ServiceImport mcs/taken in london, and paris exporting mcs/taken and mcs/cart
+      await fleet.kubectl('london', ['apply', '--server-side', '--field-manager=other-mcs-controller', '-f', '-'], JSON.stringify(theirs));
+      for (const name of ['taken', 'cart']) await applyService(fleet, 'paris', 'mcs', name, { app: name, ...EXPORTED });
+      const old = repo.hash();
+      // WHEN synth runs with --strict THEN exit 3, nothing written
+      assertOutcome(await synth('--strict'), ExitCode.COMPILE_ERROR, /london: ServiceImport mcs\/taken already exists in "london" and was not written by mirrorc/, 'strict');
+      assertOneOf(repo.hash(), { old }, 'strict');
+      // WHEN synth runs THEN exit 0, the warning names the import, and only cart's import is written
+      const run = await synth();
+      assertOutcome(run, ExitCode.OK, /london: ServiceImport mcs\/taken already exists in "london" and was not written by mirrorc \(another controller owns it\).*paris\/mcs\/taken is not imported/, 'foreign import');
+      assert.equal(file(repo, 'london/mcs/serviceimport-taken.yaml'), undefined);
+      assert.equal(file(repo, 'london/mcs/endpointslice-taken-paris-mcs-ipv4.yaml'), undefined);
+      assert.ok(file(repo, 'london/mcs/serviceimport-cart.yaml'));
+      // AND the lock records the foreign import, and london's generated reader role may list ServiceImports
+      assert.deepEqual(JSON.parse(readFileSync(repo.lockFile, 'utf8')).sources.london.foreignServiceImports, [{ namespace: 'mcs', name: 'taken' }]);
+      assert.match(file(repo, 'london/clusterrole-mirrorc-observer.yaml') ?? '', /serviceimports/);
+      // AND the other controller's object is untouched in london
+      assert.match(await fleet.kubectl('london', ['get', 'serviceimport', 'taken', '-n', 'mcs', '-o', 'json']), /"port": 8443/);
+    } finally {
+      await fleet.kubectl('london', ['delete', 'serviceimport', 'taken', '-n', 'mcs', '--ignore-not-found']);
+      for (const name of ['taken', 'cart']) await deleteService('paris', 'mcs', name);
+      repo.remove();
+    }
+  });
+
+  test('finding 10: GIVEN exports in a target\'s kube-system, linkerd and linkerd-multicluster WHEN synth runs THEN they are not mirrored (Linkerd or MCS), each named in a warning; a link with mirrorSystemNamespaces mirrors them', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    const body = (optIn: boolean): string => `
+      const london = new Cluster(fleet, 'london');
+      new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris')${optIn ? ', mirrorSystemNamespaces: true' : ''} });
+      new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome'), mcs: true });
+    `;
+    const { repo, synth } = newRepo(body(false));
+    for (const ns of ['linkerd', 'linkerd-multicluster']) await ensureNamespace(fleet, 'london', ns);
+    const system = [['kube-system', 'dns-cache'], ['linkerd', 'sys-web'], ['linkerd-multicluster', 'sys-api']] as const;
+    try {
+      for (const [ns, name] of system) for (const cluster of ['paris', 'rome']) await applyService(fleet, cluster, ns, name, { app: name, ...EXPORTED });
+      await applyService(fleet, 'paris', 'sys', 'ok', { app: 'ok', ...EXPORTED });
+      await applyService(fleet, 'rome', 'sys', 'ok-mcs', { app: 'ok-mcs', ...EXPORTED });
+      const run = await synth();
+      assertOutcome(run, ExitCode.OK, /london: "kube-system" is a system namespace of "paris", so paris\/kube-system\/dns-cache is not mirrored; set mirrorSystemNamespaces: true on link fleet\/london-from-paris/, 'system');
+      for (const [ns, name] of system) {
+        for (const cluster of ['paris', 'rome']) {
+          assert.ok(run.report.warnings.some((w: string) => w.startsWith(`london: "${ns}" is a system namespace of "${cluster}", so ${cluster}/${ns}/${name} is not mirrored`)), `${cluster}/${ns}\n${run.report.warnings.join('\n')}`);
+        }
+        assert.equal(file(repo, `london/${ns}/service-${name}-paris.yaml`), undefined);
+        assert.equal(file(repo, `london/${ns}/serviceimport-${name}.yaml`), undefined, 'no bare-named MCS import in a system namespace');
+      }
+      assert.ok(file(repo, 'london/sys/service-ok-paris.yaml'));
+      assert.ok(file(repo, 'london/sys/serviceimport-ok-mcs.yaml'));
+      // WHEN the paris link opts in THEN paris's system services are mirrored, rome's (MCS, not opted in) still are not
+      repo.writeFleet(body(true));
+      const optIn = await synth();
+      assert.equal(optIn.code, ExitCode.OK, optIn.stderr);
+      for (const [ns, name] of system) {
+        assert.ok(file(repo, `london/${ns}/service-${name}-paris.yaml`), `${ns}/${name}`);
+        assert.equal(file(repo, `london/${ns}/serviceimport-${name}.yaml`), undefined);
+      }
+    } finally {
+      for (const [ns, name] of system) for (const cluster of ['paris', 'rome']) await deleteService(cluster, ns, name);
+      await deleteService('paris', 'sys', 'ok');
+      await deleteService('rome', 'sys', 'ok-mcs');
+      repo.remove();
+    }
+  });
+});
