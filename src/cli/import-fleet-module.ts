@@ -52,8 +52,8 @@ function redirectSourcesToCompiled(): void {
   }
   // A fleet file outside a "type": "module" package is CommonJS to Node and tsx: its imports are
   // require() calls, which the hooks above do not see on Node 20. require() of the compiled (ESM)
-  // module returns the very instance the CLI imported. (tsx's scoped mode does not compile the
-  // TypeScript helpers such a file requires: keep helper modules in an ES module fleet.)
+  // module returns the very instance the CLI imported. (tsx's scoped require compiles the TypeScript
+  // helper modules such a file requires, too.)
   const cjs = nodeModule.createRequire(import.meta.url)('node:module') as CommonJsLoader;
   const load = cjs._load;
   cjs._load = function redirectedLoad(this: unknown, request, parent, isMain) {

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -82,6 +82,10 @@ for (const major of MAJORS) {
     writeFileSync(join(cjs, 'package.json'), `${JSON.stringify({ name: 'fleet', version: '1.0.0', private: true }, null, 2)}\n`);
     ok(run(node, [bin(), 'init', esm], project), `Node ${major}: mirrorc init`);
     ok(run(node, [bin(), 'init'], cjs), `Node ${major}: mirrorc init in a CommonJS package`);
+    // (the CommonJS fleet also imports a TypeScript helper module of its own, as TypeScript files do: './names.js')
+    writeFileSync(join(cjs, 'clusters/names.ts'), "export const names: { readonly east: string } = { east: 'east' };\n");
+    const fleetTs = readFileSync(join(cjs, 'clusters/fleet.ts'), 'utf8');
+    writeFileSync(join(cjs, 'clusters/fleet.ts'), `import { names } from './names.js';\n${fleetTs.replace("new Cluster(fleet, 'east')", 'new Cluster(fleet, names.east)')}`);
     // WHEN synth compiles each from its empty lock on this Node
     const fromEsm = run(node, [bin(), 'synth', '--offline'], esm);
     const fromCjs = run(node, [bin(), 'synth', '--offline'], cjs);
