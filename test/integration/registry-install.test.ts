@@ -86,27 +86,30 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test('empty repository → npm install mirrorc → npx mirrorc init → fresh clone → npm ci → npx mirrorc synth --offline, all from the local registry', (t) => {
+test('empty repository → npm install mirrorc → npx mirrorc init → synth; a fresh clone → npm ci → npx mirrorc synth --offline, all from the local registry (the README\'s steps)', (t) => {
   const started = Date.now();
   // WHEN a platform engineer starts a fleet repository as the README says
   const repo = emptyRepo('fleet-repo');
   ok(run('npm', ['init', '-y'], repo), 'npm init -y');
   ok(run('npm', ['install', 'mirrorc'], repo), 'npm install mirrorc');
   ok(run('npx', ['--no-install', 'mirrorc', 'init'], repo), 'npx --no-install mirrorc init');
+  ok(run('npm', ['run', 'synth', '--', '--offline'], repo), 'npm run synth -- --offline');
+  t.diagnostic(`empty repository to first synth through the local registry: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   git(repo, 'add', '-A');
   git(repo, 'commit', '-qm', 'fleet repository');
   // AND CI checks it out afresh, installs from the lock and compiles
   const clone = join(scratch, 'ci-checkout');
   git(scratch, 'clone', '-q', repo, clone);
   ok(run('npm', ['ci'], clone), 'npm ci in a fresh clone');
+  rmSync(join(clone, 'dist'), { recursive: true });
   ok(run('npx', ['--no-install', 'mirrorc', 'synth', '--offline'], clone), 'npx --no-install mirrorc synth --offline');
-  t.diagnostic(`empty repository to first synth through the local registry: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  // THEN mirrorc is a registry dependency by a semver range, every package came from the local registry, and dist/ has each cluster's files
+  // THEN mirrorc is a registry dependency by a semver range, every package came from the local registry, and dist/ has each cluster's files, as committed
   const pkg = JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; scripts: Record<string, string> };
   assert.equal(pkg.dependencies.mirrorc, `^${own.version}`);
   assert.equal(pkg.scripts.synth, 'mirrorc synth');
   assertFromLocalRegistry(clone);
   assert.deepEqual([...readTree(join(clone, 'dist')).keys()], [...EXPECTED_DIST.map((f) => `east/${f}`), ...EXPECTED_DIST.map((f) => `west/${f}`)]);
+  assert.deepEqual(readTree(join(clone, 'dist')), readTree(join(repo, 'dist')));
   // AND the npm scripts run the installed CLI: check is clean; npm's swallowed --offline is refused with the right command
   ok(run('npm', ['run', 'check', '--', '--offline'], clone), 'npm run check -- --offline');
   const swallowed = run('npm', ['run', 'synth', '--offline'], clone);
