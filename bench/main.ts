@@ -4,7 +4,7 @@
  * See README "Benchmark".
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -50,6 +50,18 @@ function positiveInt(name: string, text: string): number {
 
 class UsageError extends Error {}
 
+/** The scratch directory: `--dir`, created when missing, or the OS temp dir. */
+function scratchDir(dir: string | undefined): string {
+  if (dir === undefined) return tmpdir();
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new UsageError(`--dir ${dir} cannot be created (${(e as Error).message}); pass a folder that exists or can be created`);
+  }
+  if (!statSync(dir).isDirectory()) throw new UsageError(`--dir ${dir} is not a folder`);
+  return dir;
+}
+
 /** The machine and its load, printed above the figures. */
 function machine(): Record<string, string> {
   let uptime = '';
@@ -93,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
   const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
   out(`machine: ${before.cpus}, ${before.memory}, Node ${before.node}`);
   out(`before:  ${before.uptime}`);
-  const workRoot = mkdtempSync(join(values.dir ?? tmpdir(), 'mirrorc-bench-'));
+  const workRoot = mkdtempSync(join(scratchDir(values.dir), 'mirrorc-bench-'));
   let synth: SynthMeasurement[] = [];
   let observe: ObserveMeasurement[] = [];
   try {

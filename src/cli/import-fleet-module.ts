@@ -5,6 +5,8 @@
  * the fleet and the CLI share one copy of each class.
  */
 import * as nodeModule from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compiledCounterpart, type SourceRedirect } from './compiled-model-redirect.js';
 
@@ -50,8 +52,8 @@ function redirectSourcesToCompiled(): void {
   }
   // A fleet file outside a "type": "module" package is CommonJS to Node and tsx: its imports are
   // require() calls, which the hooks above do not see on Node 20. require() of the compiled (ESM)
-  // module returns the very instance the CLI imported. (tsx's scoped mode does not compile the
-  // TypeScript helpers such a file requires: keep helper modules in an ES module fleet.)
+  // module returns the very instance the CLI imported. (tsx's scoped require compiles the TypeScript
+  // helper modules such a file requires, too.)
   const cjs = nodeModule.createRequire(import.meta.url)('node:module') as CommonJsLoader;
   const load = cjs._load;
   cjs._load = function redirectedLoad(this: unknown, request, parent, isMain) {
@@ -61,10 +63,50 @@ function redirectSourcesToCompiled(): void {
   };
 }
 
+/**
+ * Whether Node treats the TypeScript file `file` as CommonJS: `.cts`, or `.ts`/`.tsx` whose nearest
+ * package.json does not say `"type": "module"` (the default of `npm init`).
+ */
+export function isCommonJsTypeScript(file: string): boolean {
+  if (/\.cts$/.test(file)) return true;
+  if (!/\.tsx?$/.test(file)) return false;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type !== 'module';
+      } catch {
+        return true;
+      }
+    }
+    if (dirname(dir) === dir) return true;
+  }
+}
+
+/** A CommonJS module's exports as a namespace: `export default` compiled to CommonJS gives `exports.default`. */
+function commonJsNamespace(exports: unknown): { default?: unknown } {
+  const e = exports as { __esModule?: unknown; default?: unknown } | undefined;
+  return typeof e === 'object' && e !== null && e.__esModule === true && 'default' in e ? { default: e.default } : { default: exports };
+}
+
 /** Imports the module at absolute path `file` and returns its namespace. */
 export async function importFleetModule(file: string): Promise<{ default?: unknown }> {
   const url = pathToFileURL(file).href;
   if (!COMPILED) return (await import(url)) as { default?: unknown };
+  if (isCommonJsTypeScript(file)) {
+    // tsx's scoped import of a CommonJS TypeScript file fails on Node 24 ("Cannot find module
+    // …fleet.ts?namespace=…": Node 24 hands the CommonJS module to require() with tsx's query in
+    // its path). tsx's scoped require compiles it as CommonJS on every Node version instead; its
+    // require() of mirrorc loads the compiled ES modules the CLI uses (require of ESM, Node >= 20.19).
+    let tsxRequire: (id: string, fromFile: string) => unknown;
+    try {
+      tsxRequire = (await import('tsx/cjs/api')).require;
+    } catch {
+      throw new TypeScriptLoaderMissingError();
+    }
+    redirectSourcesToCompiled();
+    return commonJsNamespace(tsxRequire(file, import.meta.url));
+  }
   if (/\.[cm]?tsx?$/.test(file)) {
     tsxImport ??= import('tsx/esm/api').then(
       ({ register }) => register({ namespace: 'mirrorc-fleet' }).import,

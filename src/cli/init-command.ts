@@ -23,9 +23,9 @@ export function runInit(argv: readonly string[], args: readonly string[]): numbe
   out('');
   out('next:');
   if (dir !== '.') out(`  cd ${dir}`);
-  out(`  npm install <path>/mirrorc-${result.version}.tgz cdk8s constructs   (unless installed already; mirrorc is not on the npm registry yet: npm pack in its repository writes the tarball)`);
+  if (result.created.includes('package.json')) out(`  npm install                            installs mirrorc ^${result.version} and its peers from your npm registry`);
   out(`  edit ${FLEET_FILE}: your clusters (kubeconfig contexts) and links`);
-  out('  npx mirrorc synth --offline            compiles from the empty lock (each cluster\'s reader RBAC)');
-  out('  npm run synth                          observes the clusters, then commit dist/ and the lock');
+  out('  npm run synth -- --offline             compiles from the empty lock (each cluster\'s reader RBAC)');
+  out('  npm run synth                          observes the clusters, then commit dist/ and the lock (and package-lock.json)');
   return ExitCode.OK;
 }

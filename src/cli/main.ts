@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** `mirrorc` command line: `synth|plan|check|observe [options]` (see {@link USAGE}). */
+/** `mirrorc` command line: `synth|plan|check|observe|init [options]` (see {@link USAGE}); started by bin.ts. */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -7,26 +7,59 @@ import { commandLineFailure } from './command-line-failure.js';
 import { compiledBuildProblem } from './compiled-build.js';
 import { ExitCode } from './exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
+import { commandHelp, HELP_COMMANDS } from './command-help.js';
+import { didYouMean } from './did-you-mean.js';
+import { npmOfflineProblem } from './npm-offline.js';
+import { ownVersion } from './own-version.js';
 import { runSynth } from '../pipeline/run-synth.js';
 import { runInit } from './init-command.js';
 
+/** Commands the command line knows (for "did you mean"). */
+const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init'];
+
+/** parseArgs' error as a message with advice that fits mirrorc (an unknown option: the closest known one). */
+function parseErrorMessage(e: Error & { code?: string }, command: string | undefined): string {
+  const unknown = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec(e.message)?.[1] : undefined;
+  if (unknown === undefined) return e.message;
+  const names = Object.entries(CLI_OPTIONS).flatMap(([name, o]) => [`--${name}`, ...('short' in o ? [`-${o.short}`] : [])]);
+  const suggestion = didYouMean(unknown.split('=')[0]!, names);
+  const helpFor = command !== undefined && (HELP_COMMANDS as readonly string[]).includes(command) ? `mirrorc ${command} --help` : 'mirrorc --help';
+  return `unknown option ${unknown}${suggestion ? `; did you mean ${suggestion}?` : ''} (${helpFor} lists the options)`;
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return ExitCode.INVALID_INPUT;
+  }
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: CLI_OPTIONS });
   } catch (e) {
-    return commandLineFailure(argv, ExitCode.INVALID_INPUT, (e as Error).message, USAGE);
+    const command = argv.find((a) => !a.startsWith('-'));
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, parseErrorMessage(e as Error, command));
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+  const command = positionals[0];
+  if (values.version) {
+    process.stdout.write(`${ownVersion()}\n`);
     return ExitCode.OK;
   }
-  const command = positionals[0] ?? 'synth';
+  if (values.help) {
+    const known = command !== undefined && (HELP_COMMANDS as readonly string[]).includes(command);
+    process.stdout.write(`${known ? commandHelp(command as (typeof HELP_COMMANDS)[number]) : USAGE}\n`);
+    return ExitCode.OK;
+  }
+  if (command === undefined) {
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `no command given (options alone no longer run synth): write "mirrorc synth ${argv.join(' ')}"`, USAGE);
+  }
   if (command === 'init') return runInit(argv, positionals.slice(1));
   if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
-    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"`, USAGE);
+    const suggestion = positionals.length === 1 ? didYouMean(command, KNOWN_COMMANDS) : undefined;
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, USAGE);
   }
+  const npmOffline = npmOfflineProblem(process.env, command, values.offline);
+  if (npmOffline) return commandLineFailure(argv, ExitCode.INVALID_INPUT, npmOffline);
   const buildProblem = compiledBuildProblem();
   if (buildProblem) return commandLineFailure(argv, ExitCode.INVALID_INPUT, buildProblem);
   const timeout = values.timeout !== undefined ? Number(values.timeout) : undefined;
@@ -59,6 +92,8 @@ async function main(argv: string[]): Promise<number> {
     ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     ...(sources.length > 0 ? { sources } : {}),
     ...(values.report !== undefined ? { reportFile: values.report } : {}),
+    // The report takes stdout: plan's and check's list of changes goes to stderr.
+    ...(values.report === '-' ? { print: (line: string) => void process.stderr.write(`${line}\n`) } : {}),
     ...(wait !== undefined ? { waitSeconds: wait } : {}),
     verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
   });

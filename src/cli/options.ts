@@ -24,13 +24,15 @@ export const CLI_OPTIONS = {
   quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
   help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
 export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
        mirrorc init [dir]
+       mirrorc <command> --help     that command's options;  mirrorc --version
 
   synth    observe the fleet's clusters, update the lock, compile mirrors into <out>/<cluster>/
-  plan     the same, but only print what would be added, changed (with the fields) and removed
+  plan     like synth, but only print what would be added, changed (with the fields) and removed
   check    like plan, but exit 5 when <out>/ or the lock differs from what synth would write (for CI)
   observe  observe and compile like synth, but write only the lock (then shard: synth --offline --source X)
   init     scaffold a fleet repository in [dir] (default: .): clusters/fleet.ts, an empty lock, cdk8s.yaml,
@@ -48,13 +50,15 @@ options:
   --new-fleet          start without a lock although <out>/ has content (otherwise an error)
   --source <cluster>   compile only this source cluster (repeatable, or comma-separated); needs --offline;
                        every other folder of <out>/ and the lock are left as they are
-  --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings)
+  --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings);
+                       - writes it to stdout (plan and check then print their changes on stderr)
   --wait <seconds>     synth/observe: wait this long for another run writing <out>/ (default: 60; 0: exit 6 at once)
   -q, --quiet          print only errors and warnings on stderr
   -v, --verbose        also print each changed field and timings on stderr
   --kubeconfig <file>  kubeconfig for clusters whose access names none
   --timeout <ms>       client-side timeout of one API request (default: 10000)
-  -h, --help           show this help
+  -h, --help           show this help (after a command: that command's help)
+  --version            print mirrorc's version
 
 exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters,
             5 check found differences, 6 another run is writing <out>/ (see --wait),

@@ -4,6 +4,7 @@
  * warnings and the exit code. Canonical JSON with no clock reading of its own, so the same inputs
  * give the same report (`staleSince` comes from the lock). The format is documented in the README.
  */
+import { lstatSync, writeFileSync, writeSync } from 'node:fs';
 import type { ClusterChanges } from '../emit/diff-trees.js';
 import type { FileTree } from '../emit/render-files.js';
 import { writeFileAtomically } from '../emit/durable-fs.js';
@@ -137,9 +138,42 @@ export function buildRunReport(facts: RunFacts): RunReport {
   };
 }
 
-/** Writes the report as canonical JSON, atomically (a CI step never reads half a report). */
+/** The `--report` path that means stdout. */
+export const REPORT_TO_STDOUT = '-';
+
+/**
+ * Writes the report as canonical JSON: `-` to stdout; a new path or a regular file atomically (a
+ * temporary file renamed over it: a CI step never reads half a report); anything else (a device
+ * such as /dev/stdout, a pipe, a symbolic link) in place, through the path, so that it stays what it
+ * is: a rename would replace a device node or a link with a plain file.
+ */
 export function writeReportFile(path: string, report: RunReport): void {
-  writeFileAtomically(path, canonicalJson(report));
+  const text = canonicalJson(report);
+  if (path === REPORT_TO_STDOUT) {
+    writeAllSync(1, text);
+    return;
+  }
+  let regularOrNew: boolean;
+  try {
+    regularOrNew = lstatSync(path).isFile();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    regularOrNew = true;
+  }
+  if (regularOrNew) writeFileAtomically(path, text);
+  else writeFileSync(path, text);
+}
+
+/** Writes all of `text` to the file descriptor `fd` (a pipe may take it in parts). */
+function writeAllSync(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(fd, bytes, at);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    }
+  }
 }
 
 /** {@link writeReportFile}, telling `log` instead of throwing when the file cannot be written; false then. */

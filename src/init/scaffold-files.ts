@@ -10,7 +10,10 @@ export const LOCK_FILE = 'clusters/fleet.lock.json';
 /** Where the CI workflow goes. */
 export const WORKFLOW_FILE = '.github/workflows/mirrorc.yml';
 
-/** The `npm run` scripts a fleet repository gets (the CI workflow runs `npm run synth`). */
+/**
+ * The `npm run` scripts a fleet repository gets (the CI workflow runs `npm run synth`). npm runs them
+ * with node_modules/.bin first on the PATH: they run the installed mirrorc, never a download.
+ */
 export const FLEET_SCRIPTS: Readonly<Record<string, string>> = {
   synth: 'mirrorc synth',
   plan: 'mirrorc plan',
@@ -39,7 +42,7 @@ export const CDK8S_YAML = `# \`cdk8s synth\` runs mirrorc offline (from the lock
 # cdk8s-cli deletes its output folder before every run, so that is a scratch folder (.cdk8s.out),
 # never dist/. Use \`npm run synth\` to observe the clusters live.
 language: typescript
-app: npx mirrorc synth --offline --out dist
+app: npx --no-install mirrorc synth --offline --out dist
 output: .cdk8s.out
 `;
 
@@ -66,7 +69,7 @@ and synced by a GitOps controller.
 - \`clusters/fleet.lock.json\`: what mirrorc last observed in the clusters (written by synth; commit it).
 - \`dist/<cluster>/\`: the manifests for each cluster (written by synth; commit them, never edit).
 
-Commands (Node 20.19 or later):
+Commands (Node 20.19 or later; after \`npm ci\`, which installs mirrorc from the registry):
 
     npm run synth              # observe the clusters, update the lock, write dist/
     npm run synth -- --offline # compile from the lock alone, contacting no cluster
@@ -78,9 +81,10 @@ kubeconfig from the repository secret MIRRORC_KUBECONFIG.
 `;
 
 /**
- * The package.json of a fleet repository that has none yet. mirrorc is not on the npm registry yet,
- * so it depends on the packed tarball beside package.json (`npm install <path>/mirrorc-<version>.tgz`
- * replaces that entry with the tarball's path).
+ * The package.json of a fleet repository that has none yet: mirrorc from the registry by a semver
+ * range of this version (`^0.1.0`: later 0.1.x releases, which keep the lock and the output format),
+ * and its peers. A team without a registry replaces the range with a tarball committed in the
+ * repository (`npm install ./vendor/mirrorc-<version>.tgz` writes `file:vendor/mirrorc-<version>.tgz`).
  */
 export function newPackageJson(name: string, mirrorcVersion: string, peers: Readonly<Record<string, string>>): string {
   const pkg = {
@@ -88,7 +92,7 @@ export function newPackageJson(name: string, mirrorcVersion: string, peers: Read
     private: true,
     type: 'module',
     scripts: FLEET_SCRIPTS,
-    dependencies: { mirrorc: `file:mirrorc-${mirrorcVersion}.tgz`, ...peers },
+    dependencies: { mirrorc: `^${mirrorcVersion}`, ...peers },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

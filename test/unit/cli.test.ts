@@ -1,17 +1,38 @@
 /** The command line itself (src/cli/main.ts): the new options reach the run, and bad combinations are exit 2. */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
+import { didYouMean } from '../../src/cli/did-you-mean.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { readTree } from '../../src/emit/write-output.js';
 import { exampleCopy } from './support/example-copy.js';
 
-/** Runs `mirrorc <args>` in a child process. */
-function mirrorc(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8' });
+const MAIN = resolve('src/cli/main.ts');
+const TSX = import.meta.resolve('tsx');
+
+/** The environment of a child: none of the npm_* variables of an `npm test` that may run this. */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k))), ...extra };
+}
+
+/** Runs `mirrorc <args>` in a child process (in `cwd`, default this repository). */
+function mirrorc(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', TSX, MAIN, ...args], { encoding: 'utf8', cwd: options.cwd, env: cleanEnv(options.env) });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs `mirrorc <args>` without waiting (for a report into a pipe that the test reads). */
+function mirrorcAsync(args: string[]): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((done, fail) => {
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stderr }));
+  });
 }
 
 test('synth --offline --source a,b --report F --quiet: compiles those shards, writes the report, prints nothing', () => {
@@ -44,4 +65,152 @@ test('--quiet with --verbose, and an unknown command, are invalid input', () => 
   assert.equal(unknown.status, ExitCode.INVALID_INPUT);
   assert.match(unknown.stderr, /unknown command "publish"/);
   assert.match(unknown.stderr, /observe  observe and compile like synth, but write only the lock/);
+});
+
+test('--version prints the version of package.json, and nothing else', () => {
+  const r = mirrorc(['--version']);
+  assert.equal(r.status, ExitCode.OK, r.stderr);
+  assert.equal(r.stdout, `${JSON.parse(readFileSync('package.json', 'utf8')).version}\n`);
+});
+
+test('each command has its own --help: its usage line, its description and only the options it takes', () => {
+  // GIVEN each command WHEN its help is asked
+  const help = Object.fromEntries(['synth', 'plan', 'check', 'observe', 'init'].map((c) => [c, mirrorc([c, '--help'])]));
+  const general = mirrorc(['--help']);
+  // THEN each exits 0 with a different text, naming the command and describing it
+  for (const [command, r] of Object.entries(help)) {
+    assert.equal(r.status, ExitCode.OK, r.stderr);
+    assert.match(r.stdout, new RegExp(`^usage: mirrorc ${command} `));
+  }
+  assert.equal(new Set([...Object.values(help).map((r) => r.stdout), general.stdout]).size, 6);
+  assert.match(help.plan!.stdout, /only print what would be added/);
+  assert.match(help.check!.stdout, /exit 5 when/);
+  // plan and check do not wait for the run lock; synth does; init takes no run option
+  assert.doesNotMatch(help.plan!.stdout, /--wait <seconds>/);
+  assert.match(help.synth!.stdout, /--wait <seconds>/);
+  assert.doesNotMatch(help.init!.stdout, /--offline|--fleet/);
+  assert.match(help.init!.stdout, /^usage: mirrorc init \[dir\]/);
+  // the general help names every command and how to get a command's help
+  for (const c of ['synth', 'plan', 'check', 'observe', 'init']) assert.match(general.stdout, new RegExp(`^  ${c} `, 'm'));
+  assert.match(general.stdout, /mirrorc <command> --help/);
+});
+
+test('bare mirrorc prints the help and exits 2 without running synth; options without a command are an error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mirrorc-bare-'));
+  try {
+    // GIVEN a folder with a fleet file that synth would load (and that would leave a trace)
+    // WHEN mirrorc runs with no arguments there, and then with only options
+    const bare = mirrorc([], { cwd: dir });
+    const optionsOnly = mirrorc(['--offline'], { cwd: dir });
+    // THEN the first prints the general help on stdout, the second names the missing command; both exit 2 and write nothing
+    assert.equal(bare.status, ExitCode.INVALID_INPUT);
+    assert.match(bare.stdout, /^usage: mirrorc <synth\|plan\|check\|observe>/);
+    assert.equal(bare.stderr, '');
+    assert.equal(optionsOnly.status, ExitCode.INVALID_INPUT);
+    assert.match(optionsOnly.stderr, /no command given .*mirrorc synth --offline/);
+    assert.deepEqual(readTree(dir), new Map());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--report - writes the JSON report to stdout; plan then prints its changes on stderr', () => {
+  const ws = exampleCopy();
+  try {
+    // GIVEN a changed east gateway (plan has something to print)
+    ws.editLock('198.51.100.7', '198.51.100.8');
+    // WHEN plan and synth run with --report -
+    const plan = mirrorc(['plan', '--offline', '--report', '-', '--lock', ws.lockFile, '--out', ws.outDir]);
+    const synth = mirrorc(['synth', '--offline', '--quiet', '--report', '-', '--lock', ws.lockFile, '--out', ws.outDir]);
+    // THEN stdout is exactly one report each, and plan's changes went to stderr
+    assert.equal(plan.status, ExitCode.OK, plan.stderr);
+    const planReport = JSON.parse(plan.stdout);
+    assert.equal(planReport.command, 'plan');
+    assert.deepEqual(planReport.sources.find((s: { cluster: string }) => s.cluster === 'west').changed.length, 2);
+    assert.match(plan.stderr, /endpoints-payments-east\.yaml/);
+    assert.equal(synth.status, ExitCode.OK, synth.stderr);
+    assert.equal(JSON.parse(synth.stdout).command, 'synth');
+    assert.equal(readTree(ws.dir).has('-'), false);
+  } finally {
+    ws.remove();
+  }
+});
+
+test('the report goes through a symbolic link and into a pipe in place: neither is replaced by a plain file', async () => {
+  const ws = exampleCopy();
+  try {
+    // GIVEN a report path that is a symbolic link to a file, and one that is a named pipe with a reader
+    const target = join(ws.dir, 'target.json');
+    writeFileSync(target, 'old');
+    const link = join(ws.dir, 'report-link');
+    symlinkSync(target, link);
+    const fifo = join(ws.dir, 'report-pipe');
+    execFileSync('mkfifo', [fifo]);
+    const cat = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const reader = new Promise<string>((done, fail) => {
+      let text = '';
+      cat.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+      cat.on('error', fail);
+      cat.on('close', () => done(text));
+    });
+    // WHEN synth writes its report to each
+    const viaLink = mirrorc(['synth', '--offline', '--quiet', '--report', link, '--lock', ws.lockFile, '--out', ws.outDir]);
+    const viaPipe = await mirrorcAsync(['synth', '--offline', '--quiet', '--report', fifo, '--lock', ws.lockFile, '--out', ws.outDir]);
+    // THEN the link is still a link to the file, which holds the report; the pipe is still a pipe, and its reader got the report
+    assert.equal(viaLink.status, ExitCode.OK, viaLink.stderr);
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(readlinkSync(link), target);
+    assert.equal(JSON.parse(readFileSync(target, 'utf8')).command, 'synth');
+    const stillFifo = lstatSync(fifo).isFIFO();
+    if (!stillFifo) cat.kill(); // its open() would wait for a writer forever
+    assert.equal(viaPipe.status, ExitCode.OK, viaPipe.stderr);
+    assert.ok(stillFifo, 'the named pipe was replaced');
+    assert.equal(JSON.parse(await reader).command, 'synth');
+  } finally {
+    ws.remove();
+  }
+});
+
+test('a mistyped option or command gets the closest known one, not advice about positional arguments', () => {
+  // GIVEN typos WHEN they are run
+  const option = mirrorc(['synth', '--ofline']);
+  const command = mirrorc(['synht', '--offline']);
+  const unrelated = mirrorc(['plan', '--zzzzzz']);
+  // THEN each is exit 2 with a suggestion (or none when nothing is close), and no parseArgs advice
+  assert.equal(option.status, ExitCode.INVALID_INPUT);
+  assert.match(option.stderr, /unknown option --ofline; did you mean --offline\? \(mirrorc synth --help lists the options\)/);
+  assert.doesNotMatch(option.stderr, /positional/);
+  assert.equal(command.status, ExitCode.INVALID_INPUT);
+  assert.match(command.stderr, /unknown command "synht"; did you mean "synth"\?/);
+  assert.equal(unrelated.status, ExitCode.INVALID_INPUT);
+  assert.match(unrelated.stderr, /unknown option --zzzzzz \(mirrorc plan --help/);
+  assert.doesNotMatch(unrelated.stderr, /did you mean/);
+});
+
+test('didYouMean: close names and prefixes match; far ones and ties do not', () => {
+  assert.equal(didYouMean('--confirm-removal', ['--confirm-removals', '--offline']), '--confirm-removals');
+  assert.equal(didYouMean('plna', ['synth', 'plan', 'check']), 'plan');
+  assert.equal(didYouMean('obs', ['observe', 'offline']), 'observe');
+  assert.equal(didYouMean('deploy', ['synth', 'plan', 'check', 'observe', 'init']), undefined);
+  assert.equal(didYouMean('--out', ['--out', '--lock']), '--out');
+  assert.equal(didYouMean('ab', ['ac', 'ad']), undefined);
+});
+
+test('npm run synth --offline (npm took --offline) is refused with the command to use; with mirrorc\'s own --offline it runs', () => {
+  const ws = exampleCopy();
+  try {
+    // GIVEN the environment npm gives a script run as "npm run synth --offline"
+    const npmEnv = { npm_config_offline: 'true', npm_lifecycle_event: 'synth' };
+    const lock = readFileSync(ws.lockFile, 'utf8');
+    // WHEN synth runs without and with its own --offline
+    const swallowed = mirrorc(['synth', '--lock', ws.lockFile, '--out', ws.outDir], { env: npmEnv });
+    const passed = mirrorc(['synth', '--offline', '--quiet', '--lock', ws.lockFile, '--out', ws.outDir], { env: npmEnv });
+    // THEN the first is exit 2 naming "npm run synth -- --offline" and the lock is untouched; the second succeeds
+    assert.equal(swallowed.status, ExitCode.INVALID_INPUT, swallowed.stderr);
+    assert.match(swallowed.stderr, /npm run synth -- --offline/);
+    assert.equal(readFileSync(ws.lockFile, 'utf8'), lock);
+    assert.equal(passed.status, ExitCode.OK, passed.stderr);
+  } finally {
+    ws.remove();
+  }
 });

@@ -34,8 +34,10 @@ test('init scaffolds the fleet, an empty lock, cdk8s.yaml, package.json scripts,
     assert.equal(pkg.scripts.synth, 'mirrorc synth');
     const own = JSON.parse(readFileSync('package.json', 'utf8'));
     assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['mirrorc', ...Object.keys(own.peerDependencies)].sort());
+    // mirrorc from a registry by a semver range of this version (a file: path outside the repository breaks npm ci)
+    assert.equal(pkg.dependencies.mirrorc, `^${own.version}`);
     const cdk8s = YAML.parse(readFileSync(join(root, 'cdk8s.yaml'), 'utf8'));
-    assert.equal(cdk8s.app, 'npx mirrorc synth --offline --out dist');
+    assert.equal(cdk8s.app, 'npx --no-install mirrorc synth --offline --out dist');
     assert.notEqual(cdk8s.output, 'dist');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -91,4 +93,21 @@ test('--help lists every command, init included; init with two folders is invali
   for (const command of [...Object.keys(COMMANDS), 'init']) assert.match(USAGE, new RegExp(`^  ${command} `, 'm'));
   assert.equal(r.status, ExitCode.INVALID_INPUT);
   assert.match(r.stderr, /init takes one folder, not "a b"/);
+});
+
+test('nothing the scaffold writes can make npx download mirrorc: npm scripts run the local bin, npx only with --no-install', () => {
+  const dir = scratch();
+  try {
+    // GIVEN a scaffolded repository
+    initFleetRepo(dir);
+    // WHEN every file it wrote is searched for npx and npm exec calls
+    const calls = [...readTree(dir).entries()].flatMap(([file, text]) => [...text.matchAll(/\b(npx|npm exec)\b[^\n`"]*/g)].map((m) => `${file}: ${m[0]}`));
+    // THEN each one forbids the download (and there is at least the cdk8s app)
+    assert.ok(calls.length > 0);
+    for (const call of calls) assert.match(call, /(npx|npm exec) (--no-install|--offline|--no)\b/, call);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const script of Object.values(pkg.scripts as Record<string, string>)) assert.match(script, /^mirrorc /);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,0 +1,34 @@
+/** `npm run bench -- --dir <dir>`: a missing scratch folder is created; one that cannot be is a clear error, not a stack. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+function bench(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/main.ts', ...args], { encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('bench --dir: a folder that does not exist is created; a file there is exit 2 with one line, no stack', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-bench-dir-'));
+  try {
+    // GIVEN a --dir two levels below an existing folder, and a --dir below a plain file
+    const missing = join(scratch, 'a', 'b');
+    const file = join(scratch, 'file');
+    writeFileSync(file, 'x');
+    // WHEN the smallest benchmark runs in each (kept, so the folder shows it was used)
+    const created = bench(['--dir', missing, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--keep']);
+    const blocked = bench(['--dir', join(file, 'sub'), '--no-example', '--sizes', '2x1', '--runs', 'cold']);
+    // THEN the first ran there; the second says what is wrong with --dir
+    assert.equal(created.status, 0, created.stderr);
+    assert.ok(existsSync(missing));
+    assert.equal(readdirSync(missing).filter((f) => f.startsWith('mirrorc-bench-')).length, 1);
+    assert.equal(blocked.status, 2);
+    assert.match(blocked.stderr, /^error: --dir .*file\/sub cannot be created/m);
+    assert.doesNotMatch(blocked.stderr, /^\s+at /m);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
