@@ -60,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
     ...(sources.length > 0 ? { sources } : {}),
     ...(values.report !== undefined ? { reportFile: values.report } : {}),
     ...(wait !== undefined ? { waitSeconds: wait } : {}),
+    ...(values['max-stale'] !== undefined ? { maxStale: values['max-stale'] } : {}),
     verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
   });
   // Run by `cdk8s synth`: its output folder must exist afterwards, and stays empty (see cdk8s.yaml).

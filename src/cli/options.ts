@@ -21,6 +21,7 @@ export const CLI_OPTIONS = {
   source: { type: 'string', multiple: true },
   report: { type: 'string' },
   wait: { type: 'string' },
+  'max-stale': { type: 'string' },
   quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -49,6 +50,8 @@ options:
   --source <cluster>   compile only this source cluster (repeatable, or comma-separated); needs --offline;
                        every other folder of <out>/ and the lock are left as they are
   --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings)
+  --max-stale <dur>    after writing, exit 9 if a cluster has been unobservable for longer than <dur>
+                       (24h, 90m, 1d12h; off: ignore the fleet's StalenessLimit); not with --offline
   --wait <seconds>     synth/observe: wait this long for another run writing <out>/ (default: 60; 0: exit 6 at once)
   -q, --quiet          print only errors and warnings on stderr
   -v, --verbose        also print each changed field and timings on stderr
@@ -59,4 +62,5 @@ options:
 exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters,
             5 check found differences, 6 another run is writing <out>/ (see --wait),
             7 removal guard (confirm with --confirm-removals),
-            8 <out>/, the lock or the report could not be written (disk full, read-only, permissions)`;
+            8 <out>/, the lock or the report could not be written (disk full, read-only, permissions),
+            9 a cluster stale for longer than --max-stale (the output was written)`;

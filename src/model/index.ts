@@ -5,4 +5,5 @@ export * from './fleet-spec.js';
 export * from './gitops-delivery.js';
 export * from './label-selector.js';
 export * from './link.js';
+export * from './staleness-limit.js';
 export { dnsLabelProblem } from './validate-fleet.js';
