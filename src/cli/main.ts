@@ -9,8 +9,11 @@ import { ExitCode } from './exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
 import { runSynth } from '../pipeline/run-synth.js';
 import { runInit } from './init-command.js';
+import { runAccess } from './access-command.js';
 
 async function main(argv: string[]): Promise<number> {
+  // `access` has options of its own (it mints credentials; it does not compile).
+  if (argv[0] === 'access') return runAccess(argv, argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: CLI_OPTIONS });

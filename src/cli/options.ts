@@ -29,6 +29,7 @@ export const CLI_OPTIONS = {
 
 export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
        mirrorc init [dir]
+       mirrorc access --kubeconfig-out <file> [--cluster <name>] [--duration 1h]   (see mirrorc access --help)
 
   synth    observe the fleet's clusters, update the lock, compile mirrors into <out>/<cluster>/
   plan     the same, but only print what would be added, changed (with the fields) and removed
@@ -36,6 +37,7 @@ export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
   observe  observe and compile like synth, but write only the lock (then shard: synth --offline --source X)
   init     scaffold a fleet repository in [dir] (default: .): clusters/fleet.ts, an empty lock, cdk8s.yaml,
            package.json scripts, a CI workflow and a README; existing files are kept
+  access   from an admin context, mint the read-only observer kubeconfig (short-lived tokens) for the fleet
 
 options:
   --fleet <file>       fleet definition module (default: clusters/fleet.ts)
