@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import YAML from 'yaml';
 
 const BUILD = resolve('test/harness/build-actionlint.sh');
-const WORKFLOWS = ['examples/github-actions/mirrorc.yml', 'examples/github-actions/mirrorc-sharded.yml'];
+const WORKFLOWS = ['examples/github-actions/mirrorc.yml', 'examples/github-actions/mirrorc-sharded.yml', 'examples/github-actions/mirrorc-keyless.yml'];
+const OIDC_ACTIONS = ['aws-actions/configure-aws-credentials', 'google-github-actions/auth', 'azure/login'];
 
 function actionlint(): { bin?: string; problem?: string } {
   const r = spawnSync('bash', [BUILD], { encoding: 'utf8', env: { ...process.env, PATH: `${process.env.PATH}:/usr/local/go/bin` } });
@@ -44,7 +45,10 @@ test('each job asks for least privilege; only the publish job may write; no job 
     assert.ok('pull_request' in wf.on, `${file}: no pull_request trigger`);
     for (const [name, job] of Object.entries(wf.jobs)) {
       assert.ok(job.permissions, `${file}: job ${name} has no permissions block`);
-      const writes = Object.entries(job.permissions).filter(([, v]) => v === 'write').map(([k]) => k);
+      const writes = Object.entries(job.permissions).filter(([k, v]) => v === 'write' && k !== 'id-token').map(([k]) => k);
+      // id-token: write only where an OIDC login action runs, and never beside a write permission.
+      const usesOidc = job.steps.some((st) => OIDC_ACTIONS.includes((st.uses ?? '').split('@')[0]!));
+      assert.equal(job.permissions['id-token'] === 'write', usesOidc, `${file}: job ${name} id-token`);
       if (name === 'publish') assert.deepEqual(writes.sort(), ['contents', 'pull-requests'], `${file}: publish`);
       else assert.deepEqual(writes, [], `${file}: job ${name} may write ${writes.join(', ')}`);
       // A job holding cluster credentials never holds write permissions, and vice versa.
@@ -64,7 +68,7 @@ test('each job asks for least privilege; only the publish job may write; no job 
     assert.ok(check.steps.some((s) => /npm run check -- --offline/.test(s.run ?? '')), `${file}: check job runs no check`);
     const text = readFileSync(file, 'utf8');
     assert.match(text, /bash \.github\/mirrorc-publish\.sh/, `${file}: publish script`);
-    assert.match(text, /MIRRORC_PUBLISH: \$\{\{ inputs\.publish \|\| vars\.MIRRORC_PUBLISH \|\| 'pr' \}\}/, `${file}: PR mode by default`);
+    assert.match(text, /MIRRORC_PUBLISH: \$\{\{ (inputs\.publish \|\| )?vars\.MIRRORC_PUBLISH \|\| 'pr' \}\}/, `${file}: PR mode by default`);
     assert.match(text, /--max-stale "\$MAX_STALE"/, `${file}: staleness limit`);
     assert.match(text, /MIRRORC_MAX_STALE \|\| '24h'/, `${file}: staleness limit default`);
   }
