@@ -64,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values.report !== undefined ? { reportFile: values.report } : {}),
     ...(wait !== undefined ? { waitSeconds: wait } : {}),
     ...(values['max-stale'] !== undefined ? { maxStale: values['max-stale'] } : {}),
+    env: process.env,
     verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
   });
   // Run by `cdk8s synth`: its output folder must exist afterwards, and stays empty (see cdk8s.yaml).

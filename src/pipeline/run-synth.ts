@@ -93,7 +93,7 @@ export interface SynthOptions {
    * Only for runs that observe (not offline). @default the fleet's StalenessLimit, else none
    */
   readonly maxStale?: string;
-  /** Environment read for `GITHUB_STEP_SUMMARY` (the job summary). @default process.env */
+  /** Environment read for `GITHUB_STEP_SUMMARY`, where the job summary is appended (the CLI passes its own). @default none: no job summary */
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -141,7 +141,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     const report = buildRunReport({ ...facts, exitCode, ...(error !== undefined ? { error } : {}) });
     if (exitCode !== ExitCode.INVALID_INPUT || facts.spec) for (const line of summaryLines(report)) log.info(line);
     if (options.reportFile && !writeReportOrLog(options.reportFile, report, log) && exitCode === ExitCode.OK) exitCode = ExitCode.WRITE_FAILED;
-    appendJobSummary(report, log, options.env);
+    if (options.env) appendJobSummary(report, log, options.env);
     return { exitCode, changes: facts.changes, warnings: facts.warnings, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
   const outDir = options.outDir ?? 'dist';
