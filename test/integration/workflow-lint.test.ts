@@ -28,9 +28,18 @@ test('actionlint finds nothing in the example (and scaffolded) workflows', { tim
     if (process.env.CI === 'true') assert.fail(`actionlint is unavailable: ${problem}`);
     return t.skip(`actionlint unavailable (set CI=true to fail instead): ${problem}`);
   }
-  // shellcheck and pyflakes integrations off: they are separate programs, not installed here.
-  const r = spawnSync(bin, ['-no-color', '-shellcheck=', '-pyflakes=', ...WORKFLOWS], { encoding: 'utf8' });
+  // actionlint runs shellcheck (Debian package; .ci/run installs it) on every run: script, and it
+  // checks the publish script too. pyflakes is off: the workflows hold no Python.
+  const shellcheck = spawnSync('shellcheck', ['--version'], { encoding: 'utf8' }).status === 0;
+  if (!shellcheck && process.env.CI === 'true') assert.fail('shellcheck is not installed (apt-get install shellcheck)');
+  const r = spawnSync(bin, ['-no-color', '-pyflakes=', ...(shellcheck ? [] : ['-shellcheck=']), ...WORKFLOWS], { encoding: 'utf8' });
   assert.equal(r.status, 0, `actionlint found problems:\n${r.stdout}${r.stderr}`);
+  if (shellcheck) {
+    const sc = spawnSync('shellcheck', ['examples/github-actions/mirrorc-publish.sh'], { encoding: 'utf8' });
+    assert.equal(sc.status, 0, `shellcheck: ${sc.stdout}${sc.stderr}`);
+  } else {
+    t.diagnostic('shellcheck not installed: run: scripts were not shellchecked');
+  }
   // And it does report problems (the linter is really run): a broken copy fails.
   const broken = spawnSync(bin, ['-no-color', '-shellcheck=', '-pyflakes=', '-'], { encoding: 'utf8', input: readFileSync(WORKFLOWS[0]!, 'utf8').replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-latest\n    permissions:\n      contents: writ') });
   assert.notEqual(broken.status, 0, 'actionlint accepted an invalid permission');
