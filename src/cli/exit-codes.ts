@@ -18,4 +18,10 @@ export const ExitCode = {
   REMOVAL_NOT_CONFIRMED: 7,
   /** The output or the lock could not be written (disk full, read-only, permissions). The previous output is in place. */
   WRITE_FAILED: 8,
+  /**
+   * A cluster has been stale (unobservable) for longer than `--max-stale` or the fleet's
+   * StalenessLimit. The output and lock WERE written, with its last known state (stale but safe):
+   * the job fails so that people look, while the mirrors stay as they were.
+   */
+  STALE_LIMIT: 9,
 } as const;

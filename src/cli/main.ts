@@ -13,9 +13,10 @@ import { npmOfflineProblem } from './npm-offline.js';
 import { ownVersion } from './own-version.js';
 import { runSynth } from '../pipeline/run-synth.js';
 import { runInit } from './init-command.js';
+import { runAccess } from './access-command.js';
 
 /** Commands the command line knows (for "did you mean"). */
-const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init'];
+const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'access'];
 
 /** parseArgs' error as a message with advice that fits mirrorc (an unknown option: the closest known one). */
 function parseErrorMessage(e: Error & { code?: string }, command: string | undefined): string {
@@ -32,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return ExitCode.INVALID_INPUT;
   }
+  // `access` has options of its own (it mints credentials; it does not compile).
+  if (argv[0] === 'access') return runAccess(argv, argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: CLI_OPTIONS });
@@ -95,6 +98,8 @@ async function main(argv: string[]): Promise<number> {
     // The report takes stdout: plan's and check's list of changes goes to stderr.
     ...(values.report === '-' ? { print: (line: string) => void process.stderr.write(`${line}\n`) } : {}),
     ...(wait !== undefined ? { waitSeconds: wait } : {}),
+    ...(values['max-stale'] !== undefined ? { maxStale: values['max-stale'] } : {}),
+    env: process.env,
     verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
   });
   // Run by `cdk8s synth`: its output folder must exist afterwards, and stays empty (see cdk8s.yaml).

@@ -21,6 +21,7 @@ export const CLI_OPTIONS = {
   source: { type: 'string', multiple: true },
   report: { type: 'string' },
   wait: { type: 'string' },
+  'max-stale': { type: 'string' },
   quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -30,6 +31,7 @@ export const CLI_OPTIONS = {
 export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
        mirrorc init [dir]
        mirrorc <command> --help     that command's options;  mirrorc --version
+       mirrorc access --kubeconfig-out <file> [--cluster <name>] [--duration 1h]   (see mirrorc access --help)
 
   synth    observe the fleet's clusters, update the lock, compile mirrors into <out>/<cluster>/
   plan     like synth, but only print what would be added, changed (with the fields) and removed
@@ -37,6 +39,7 @@ export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
   observe  observe and compile like synth, but write only the lock (then shard: synth --offline --source X)
   init     scaffold a fleet repository in [dir] (default: .): clusters/fleet.ts, an empty lock, cdk8s.yaml,
            package.json scripts, a CI workflow and a README; existing files are kept
+  access   from an admin context, mint the read-only observer kubeconfig (short-lived tokens) for the fleet
 
 options:
   --fleet <file>       fleet definition module (default: clusters/fleet.ts)
@@ -52,6 +55,8 @@ options:
                        every other folder of <out>/ and the lock are left as they are
   --report <file>      write a JSON report of the run (clusters reached, stale since, changes, warnings);
                        - writes it to stdout (plan and check then print their changes on stderr)
+  --max-stale <dur>    after writing, exit 9 if a cluster has been unobservable for longer than <dur>
+                       (24h, 90m, 1d12h; off: ignore the fleet's StalenessLimit); not with --offline
   --wait <seconds>     synth/observe: wait this long for another run writing <out>/ (default: 60; 0: exit 6 at once)
   -q, --quiet          print only errors and warnings on stderr
   -v, --verbose        also print each changed field and timings on stderr
@@ -63,4 +68,5 @@ options:
 exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --strict and stale clusters,
             5 check found differences, 6 another run is writing <out>/ (see --wait),
             7 removal guard (confirm with --confirm-removals),
-            8 <out>/, the lock or the report could not be written (disk full, read-only, permissions)`;
+            8 <out>/, the lock or the report could not be written (disk full, read-only, permissions),
+            9 a cluster stale for longer than --max-stale (the output was written)`;

@@ -4,16 +4,18 @@
  * The lock it writes is the empty snapshot, so `mirrorc synth --offline` works at once (it writes
  * each cluster's reader RBAC; the first live `synth` observes the clusters).
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { renderLockFile } from '../observe/lock-file.js';
 import { emptySnapshot } from '../snapshot/snapshot.js';
-import { CDK8S_YAML, FLEET_FILE, FLEET_SCRIPTS, FLEET_TS, GITIGNORE, LOCK_FILE, newPackageJson, README_MD, WORKFLOW_FILE } from './scaffold-files.js';
+import { CDK8S_YAML, FLEET_FILE, FLEET_SCRIPTS, FLEET_TS, GITIGNORE, LOCK_FILE, newPackageJson, PUBLISH_SCRIPT_FILE, README_MD, WORKFLOW_FILE } from './scaffold-files.js';
 
 /** mirrorc's own package.json (two folders up from `src/init/` and from `lib/init/`). */
 const OWN_PACKAGE_JSON = new URL('../../package.json', import.meta.url);
 /** The example CI workflow, shipped in the package. */
 const WORKFLOW_EXAMPLE = new URL('../../examples/github-actions/mirrorc.yml', import.meta.url);
+/** The workflow's publish step (pull request or push), shipped in the package. */
+const PUBLISH_SCRIPT_EXAMPLE = new URL('../../examples/github-actions/mirrorc-publish.sh', import.meta.url);
 
 /** The target folder cannot be scaffolded. */
 export class InitError extends Error {
@@ -48,6 +50,7 @@ export function initFleetRepo(dir: string): InitResult {
     [LOCK_FILE, () => renderLockFile(emptySnapshot())],
     ['cdk8s.yaml', () => CDK8S_YAML],
     [WORKFLOW_FILE, () => readFileSync(WORKFLOW_EXAMPLE, 'utf8')],
+    [PUBLISH_SCRIPT_FILE, () => readFileSync(PUBLISH_SCRIPT_EXAMPLE, 'utf8')],
     ['README.md', () => README_MD],
     ['.gitignore', () => GITIGNORE],
   ];
@@ -72,6 +75,7 @@ export function initFleetRepo(dir: string): InitResult {
       }
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, content());
+      if (rel.endsWith('.sh')) chmodSync(path, 0o755);
       created.push(rel);
     }
   } catch (e) {

@@ -9,6 +9,8 @@ export const FLEET_FILE = 'clusters/fleet.ts';
 export const LOCK_FILE = 'clusters/fleet.lock.json';
 /** Where the CI workflow goes. */
 export const WORKFLOW_FILE = '.github/workflows/mirrorc.yml';
+/** The workflow's publish step (the packaged examples/github-actions/mirrorc-publish.sh). */
+export const PUBLISH_SCRIPT_FILE = '.github/mirrorc-publish.sh';
 
 /**
  * The `npm run` scripts a fleet repository gets (the CI workflow runs `npm run synth`). npm runs them
@@ -76,8 +78,11 @@ Commands (Node 20.19 or later; after \`npm ci\`, which installs mirrorc from the
     npm run plan               # show what synth would change
     npm run check              # exit 5 when dist/ or the lock is not up to date (CI)
 
-\`.github/workflows/mirrorc.yml\` runs synth on a schedule and commits the result; it reads the
-kubeconfig from the repository secret MIRRORC_KUBECONFIG.
+\`.github/workflows/mirrorc.yml\` runs synth on a schedule and publishes dist/, delivery/ and the
+lock as a pull request from the branch mirrorc/update (\`.github/mirrorc-publish.sh\`; set the
+repository variable MIRRORC_PUBLISH=push to push to main instead); it runs \`check\` on pull requests,
+and fails when a cluster has been stale for longer than MIRRORC_MAX_STALE (default 24h). It reads the
+kubeconfig from the secret MIRRORC_KUBECONFIG (mint it with \`npx mirrorc access\`).
 `;
 
 /**

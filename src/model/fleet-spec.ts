@@ -5,6 +5,7 @@
 import type { DeliverySpec } from './gitops-delivery.js';
 import type { LabelSelector } from './label-selector.js';
 import type { ObservationBudgetSpec } from './observation-budget.js';
+import type { StalenessLimitSpec } from './staleness-limit.js';
 
 /** How observation reaches a cluster's API. Only references: never a token or key. */
 export interface ClusterAccessSpec {
@@ -145,4 +146,6 @@ export interface FleetSpec {
   readonly explicitExports: readonly ExplicitExportSpec[];
   /** GitOps delivery manifests to write beside `dist/`; absent when the fleet has no `GitOpsDelivery`. */
   readonly delivery?: DeliverySpec;
+  /** The fleet's default staleness limit; absent when the fleet has no `StalenessLimit`. */
+  readonly stalenessLimit?: StalenessLimitSpec;
 }

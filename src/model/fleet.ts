@@ -5,6 +5,7 @@ import { ExplicitExport } from './explicit-export.js';
 import type { FleetSpec } from './fleet-spec.js';
 import { deliveryProblems, GitOpsDelivery } from './gitops-delivery.js';
 import { Link } from './link.js';
+import { StalenessLimit, stalenessLimitProblems, stalenessLimitSpec } from './staleness-limit.js';
 import { fleetProblems } from './validate-fleet.js';
 
 const FLEET_BRAND = Symbol.for('mirrorc.Fleet');
@@ -63,7 +64,8 @@ export class Fleet extends Construct {
     const links = this.links;
     const exports = this.explicitExports;
     const deliveries = this.node.findAll().filter((c): c is GitOpsDelivery => GitOpsDelivery.isGitOpsDelivery(c));
-    const problems = [...fleetProblems(clusters, links, exports), ...deliveryProblems(deliveries)];
+    const limits = this.node.findAll().filter((c): c is StalenessLimit => StalenessLimit.isStalenessLimit(c));
+    const problems = [...fleetProblems(clusters, links, exports), ...deliveryProblems(deliveries), ...stalenessLimitProblems(limits)];
     if (problems.length > 0) throw new FleetDefinitionError(problems);
     return {
       clusters: clusters.map((c) => c.toSpec()).sort(compareBy((c) => c.name)),
@@ -72,6 +74,7 @@ export class Fleet extends Construct {
         .map((e) => e.toSpec())
         .sort(compareBy((e) => e.cluster, (e) => e.namespace, (e) => e.name)),
       ...(deliveries[0] ? { delivery: deliveries[0].toSpec() } : {}),
+      ...(limits[0] ? { stalenessLimit: stalenessLimitSpec(limits[0]) } : {}),
     };
   }
 

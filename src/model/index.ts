@@ -6,4 +6,5 @@ export * from './gitops-delivery.js';
 export * from './label-selector.js';
 export * from './link.js';
 export { DEFAULT_OBSERVATION_BUDGET, type ObservationBudgetProps, type ObservationBudgetSpec } from './observation-budget.js';
+export * from './staleness-limit.js';
 export { dnsLabelProblem } from './validate-fleet.js';

@@ -104,8 +104,9 @@ export class ClusterClient {
       else kc.loadFromFile(join(homedir(), '.kube', 'config'));
     } catch (e) {
       const where = file ?? (process.env.KUBECONFIG || '~/.kube/config');
-      const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read as a kubeconfig';
-      throw new ObservationError(cluster, 'kubeconfig', `kubeconfig ${where} ${why}`);
+      const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+      const why = missing ? 'does not exist' : 'cannot be read as a kubeconfig';
+      throw new ObservationError(cluster, 'kubeconfig', `kubeconfig ${where} ${why}`, { kubeconfigMissing: missing });
     }
     if (!kc.getContextObject(access.context)) {
       const where = file ?? (process.env.KUBECONFIG || '~/.kube/config');

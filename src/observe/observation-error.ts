@@ -18,13 +18,22 @@ export class ObservationError extends Error {
   /** What failed, in the request's and the server's words. */
   public readonly detail: string;
 
+  /**
+   * The kubeconfig file itself does not exist on this machine (a fresh clone, a laptop without
+   * access): that says nothing about the cluster, so it starts no stale time. A kubeconfig that
+   * exists but lacks the context (a wrong context) or cannot be read is a failure like any other.
+   */
+  public readonly kubeconfigMissing: boolean;
+
   constructor(
     public readonly cluster: string,
     public readonly failure: ObservationFailure,
     detail: string,
+    options: { readonly kubeconfigMissing?: boolean } = {},
   ) {
     super(`cluster "${cluster}": ${redact(detail)}; ${ADVICE[failure]}`);
     this.detail = redact(detail);
+    this.kubeconfigMissing = failure === 'kubeconfig' && (options.kubeconfigMissing ?? false);
     this.name = 'ObservationError';
   }
 }

@@ -59,15 +59,17 @@ export function fleetRoles(fleet: FleetSpec): FleetRoles {
 
 /**
  * The outcomes of a run that observed every cluster of `fleet`, `stale` being those that failed.
- * A cluster this machine has no access configured for (kubeconfig or context missing) gives no
- * outcome: that says nothing about the cluster, only about where synth runs, so its stale time is
- * neither started nor cleared (and a fresh clone without cluster access leaves the lock as it is).
+ * Every failure starts the stale clock — unreachable, 401, 403, API errors, and a kubeconfig that
+ * lacks the cluster's context (a wrong context: the job's credentials no longer match the fleet)
+ * or cannot be read. Only a kubeconfig file that does not exist at all on this machine gives no
+ * outcome: that says nothing about the cluster, only about where synth runs (a fresh clone, a
+ * laptop), so its stale time is neither started nor cleared and the lock stays as it is.
  */
 export function observationOutcomes(fleet: FleetSpec, stale: readonly StaleCluster[]): ObservationOutcome[] {
   const roles = fleetRoles(fleet);
   const outcome = (cluster: string, role: 'target' | 'source'): ObservationOutcome[] => {
     const failure = stale.find((s) => s.cluster === cluster && s.role === role);
-    if (failure?.error.failure === 'kubeconfig') return [];
+    if (failure?.error.kubeconfigMissing) return [];
     return [{ cluster, role, observed: failure === undefined }];
   };
   return [...[...roles.targets].flatMap((c) => outcome(c, 'target')), ...[...roles.sources].flatMap((c) => outcome(c, 'source'))];

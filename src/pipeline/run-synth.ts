@@ -22,6 +22,9 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
 import { largeRemovalMessage, largeRemovals } from '../guard/removal-guard.js';
 import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
+import { clustersOverStaleLimit, staleLimitMessage, type StaleLimit } from '../guard/stale-limit.js';
+import { parseDuration } from '../util/duration.js';
+import { appendJobSummary } from '../cli/job-summary.js';
 import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from '../cli/load-fleet.js';
@@ -86,6 +89,14 @@ export interface SynthOptions {
   readonly waitSeconds?: number;
   /** Told how long each stage took, in milliseconds (the benchmark's stage times). @default none */
   readonly onStage?: (stage: SynthStage, ms: number) => void;
+  /**
+   * Fail with exit 9 (after writing the stale-but-safe output) when a cluster has been stale for
+   * longer than this duration (`24h`, `90m`, `1d12h`); `off` turns the fleet's StalenessLimit off.
+   * Only for runs that observe (not offline). @default the fleet's StalenessLimit, else none
+   */
+  readonly maxStale?: string;
+  /** Environment read for `GITHUB_STEP_SUMMARY`, where the job summary is appended (the CLI passes its own). @default none: no job summary */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** What a run did. */
@@ -132,6 +143,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     const report = buildRunReport({ ...facts, exitCode, ...(error !== undefined ? { error } : {}) });
     if (exitCode !== ExitCode.INVALID_INPUT || facts.spec) for (const line of summaryLines(report)) log.info(line);
     if (options.reportFile && !writeReportOrLog(options.reportFile, report, log) && exitCode === ExitCode.OK) exitCode = ExitCode.WRITE_FAILED;
+    if (options.env) appendJobSummary(report, log, options.env);
     return { exitCode, changes: facts.changes, warnings: facts.warnings, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
   const outDir = options.outDir ?? 'dist';
@@ -146,6 +158,14 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   } catch (e) {
     if (e instanceof UnsafeJournalError) return finish(ExitCode.INVALID_INPUT, e.message);
     throw e;
+  }
+  const maxStaleFlag = options.maxStale?.trim();
+  const maxStaleMs = maxStaleFlag !== undefined && maxStaleFlag !== 'off' ? parseDuration(maxStaleFlag) : undefined;
+  if (maxStaleFlag !== undefined && maxStaleFlag !== 'off' && maxStaleMs === undefined) {
+    return finish(ExitCode.INVALID_INPUT, `--max-stale must be a duration such as 24h, 90m or 1d12h (or off), not "${options.maxStale}"`);
+  }
+  if (maxStaleMs !== undefined && options.offline) {
+    return finish(ExitCode.INVALID_INPUT, '--max-stale limits how long clusters may go unobserved, and --offline observes none: leave --max-stale out of offline runs (put it on the run that observes)');
   }
   // One writer at a time: it then completes (or undoes) whatever an interrupted run left.
   if (mode === 'write' || mode === 'observe') {
@@ -193,6 +213,16 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   }
   facts = { ...facts, spec, snapshot: previous };
   mark('load');
+  // The staleness limit in force: the flag, else the fleet's default; never for offline runs.
+  const staleLimit: StaleLimit | undefined = options.offline || maxStaleFlag === 'off' ? undefined
+    : maxStaleMs !== undefined ? { text: maxStaleFlag!, ms: maxStaleMs, origin: '--max-stale' }
+      : spec.stalenessLimit ? { text: spec.stalenessLimit.maxStale, ms: spec.stalenessLimit.maxStaleMs, origin: "the fleet's StalenessLimit maxStale" }
+        : undefined;
+  /** A run that otherwise succeeded: exit 9 instead when a cluster is stale for longer than the limit. */
+  const finishOk = (wrote: string): SynthResult => {
+    const over = staleLimit ? clustersOverStaleLimit(snapshot.staleSince, staleLimit, now()) : [];
+    return over.length > 0 ? finish(ExitCode.STALE_LIMIT, staleLimitMessage(over, staleLimit!, wrote)) : finish(ExitCode.OK);
+  };
 
   // Observe (unless offline): a cluster that fails keeps its locked state.
   let snapshot = previous;
@@ -284,7 +314,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
       if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
       throw e;
     }
-    return finish(ExitCode.OK);
+    return finishOk(`${outDir}/ and the lock were written (stale clusters keep their last known state)`);
   }
   if (mode === 'observe') {
     try {
@@ -294,7 +324,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
       throw e;
     }
     log.info(`${lockFile}: ${lockChanged ? 'updated' : 'unchanged'}; ${outDir}/ left as it is (compile it with: synth --offline [--source <cluster>])`);
-    return finish(ExitCode.OK);
+    return finishOk('the lock was written (stale clusters keep their last known state)');
   }
 
   // Plan or check: compare with what is on disk, write nothing.
@@ -309,7 +339,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
     return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
   }
-  return finish(ExitCode.OK);
+  return finishOk('nothing was written');
 }
 
 /** Clusters that are no link's source. */

@@ -35,6 +35,11 @@ export interface IdentityRules {
 export interface KubeFleetOptions {
   /** RBAC rules for the least-privilege "reader" identity, as a ClusterRole bound to it in every cluster. */
   readerRules: readonly IdentityRules[];
+  /**
+   * Extra kube-apiserver flags for every cluster, e.g. `--authentication-config=<file>` (files they
+   * name must exist before the fleet starts, and stay until it stops). @default none
+   */
+  extraApiserverArgs?: readonly string[];
 }
 
 export type Identity = 'admin' | 'reader' | 'nobody';
@@ -587,6 +592,7 @@ class Cluster implements TestCluster {
     readonly certs: ClusterCerts,
     binDir: string,
     etcdUrl: string,
+    extraArgs: readonly string[] = [],
   ) {
     this.server = `https://127.0.0.1:${port}`;
     this.logFile = path.join(dir, 'kube-apiserver.log');
@@ -611,6 +617,7 @@ class Cluster implements TestCluster {
       '--allow-privileged=true',
       '--endpoint-reconciler-type=none',
       '--profiling=false',
+      ...extraArgs,
     ];
     const env: NodeJS.ProcessEnv = { ...process.env, GOMEMLIMIT: APISERVER_GOMEMLIMIT };
     this.proc = new ManagedProcess(`kube-apiserver[${name}]`, path.join(binDir, 'kube-apiserver'), args, this.logFile, env);
@@ -820,7 +827,7 @@ export async function startKubeFleet(names: string[], options: KubeFleetOptions)
     const certs = await certsP;
     for (const [i, name] of names.entries()) {
       const c = await retryOnPortClash(async () => {
-        const cluster = new Cluster(name, await freePort(), path.join(dir, name), certs[i]!, binDir, etcdUrl);
+        const cluster = new Cluster(name, await freePort(), path.join(dir, name), certs[i]!, binDir, etcdUrl, options.extraApiserverArgs);
         fleet.clusters[name] = cluster;
         await cluster.start();
         return cluster;

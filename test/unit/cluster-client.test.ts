@@ -69,14 +69,14 @@ describe('ClusterClient failures', () => {
     const path = kubeconfig(dir, 'https://127.0.0.1:1');
     assert.throws(
       () => ClusterClient.fromAccess('rome', { kubeconfig: path, context: 'rome' }),
-      (e: unknown) => e instanceof ObservationError && e.failure === 'kubeconfig' && /cluster "rome": kubeconfig .* has no context "rome"/.test(e.message),
+      (e: unknown) => e instanceof ObservationError && e.failure === 'kubeconfig' && !e.kubeconfigMissing && /cluster "rome": kubeconfig .* has no context "rome"/.test(e.message),
     );
   });
 
   test('a missing kubeconfig file is a kubeconfig failure, not a crash', () => {
     assert.throws(
       () => ClusterClient.fromAccess('rome', { kubeconfig: join(dir, 'nope'), context: 'rome' }),
-      (e: unknown) => e instanceof ObservationError && e.failure === 'kubeconfig' && /does not exist/.test(e.message),
+      (e: unknown) => e instanceof ObservationError && e.failure === 'kubeconfig' && e.kubeconfigMissing && /does not exist/.test(e.message),
     );
   });
 });

@@ -1,7 +1,7 @@
 /** `mirrorc init`: the scaffold of a fleet repository (its use from an installed package: test/integration/package-install.test.ts). */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -25,7 +25,10 @@ test('init scaffolds the fleet, an empty lock, cdk8s.yaml, package.json scripts,
     const result = initFleetRepo(join(dir, 'fleet-repo'));
     // THEN every file is created, the lock is the empty snapshot, and the workflow is the shipped example
     const root = join(dir, 'fleet-repo');
-    assert.deepEqual([...result.created].sort(), ['.github/workflows/mirrorc.yml', '.gitignore', 'README.md', 'cdk8s.yaml', 'clusters/fleet.lock.json', 'clusters/fleet.ts', 'package.json']);
+    assert.deepEqual([...result.created].sort(), ['.github/mirrorc-publish.sh', '.github/workflows/mirrorc.yml', '.gitignore', 'README.md', 'cdk8s.yaml', 'clusters/fleet.lock.json', 'clusters/fleet.ts', 'package.json']);
+    // the workflow's publish step is the shipped script, executable
+    assert.equal(readFileSync(join(root, '.github/mirrorc-publish.sh'), 'utf8'), readFileSync('examples/github-actions/mirrorc-publish.sh', 'utf8'));
+    assert.equal(statSync(join(root, '.github/mirrorc-publish.sh')).mode & 0o111, 0o111);
     assert.deepEqual(readLockFile(join(root, 'clusters/fleet.lock.json')), emptySnapshot());
     assert.equal(readFileSync(join(root, '.github/workflows/mirrorc.yml'), 'utf8'), readFileSync('examples/github-actions/mirrorc.yml', 'utf8'));
     assert.match(readFileSync(join(root, 'clusters/fleet.ts'), 'utf8'), /from 'mirrorc'/);

@@ -59,19 +59,23 @@ test('a lock without stale clusters renders exactly as before; a malformed stale
   }
 });
 
-test('a cluster without access configured here (kubeconfig failure) neither starts nor clears a stale time', () => {
-  // GIVEN london and paris: paris has no kubeconfig context on this machine, london is forbidden
-  const fleet = { clusters: [], links: [{ source: 'london', target: 'paris' }], explicitExports: [] } as unknown as FleetSpec;
+test('a kubeconfig missing on this machine neither starts nor clears a stale time; a wrong context starts it like any failure', () => {
+  // GIVEN london, paris and rome: paris has no kubeconfig file at all here (a fresh clone), rome's
+  // kubeconfig lacks its context (a wrong context), london is forbidden
+  const fleet = { clusters: [], links: [{ source: 'london', target: 'paris' }, { source: 'london', target: 'rome' }], explicitExports: [] } as unknown as FleetSpec;
   const stale = [
-    { cluster: 'paris', role: 'target' as const, keptPrevious: true, error: new ObservationError('paris', 'kubeconfig', 'kubeconfig x has no context "paris"') },
+    { cluster: 'paris', role: 'target' as const, keptPrevious: true, error: new ObservationError('paris', 'kubeconfig', 'kubeconfig ~/.kube/config does not exist', { kubeconfigMissing: true }) },
+    { cluster: 'rome', role: 'target' as const, keptPrevious: true, error: new ObservationError('rome', 'kubeconfig', 'kubeconfig x has no context "rome"') },
     { cluster: 'london', role: 'source' as const, keptPrevious: true, error: new ObservationError('london', 'forbidden', 'list namespaces: forbidden') },
   ];
   // WHEN the outcomes are derived
   const outcomes = observationOutcomes(fleet, stale);
-  // THEN only london counts (as failed); paris keeps whatever the lock says
-  assert.deepEqual(outcomes, [{ cluster: 'london', role: 'source', observed: false }]);
+  // THEN rome and london count as failed; paris keeps whatever the lock says
+  assert.deepEqual(outcomes, [{ cluster: 'rome', role: 'target', observed: false }, { cluster: 'london', role: 'source', observed: false }]);
   const previous = { targets: { paris: '2025-01-01T00:00:00Z' } };
-  assert.deepEqual(nextStaleSince(previous, outcomes, fleetRoles(fleet), T1), { targets: { paris: '2025-01-01T00:00:00Z' }, sources: { london: '2025-03-01T10:00:00Z' } });
+  assert.deepEqual(nextStaleSince(previous, outcomes, fleetRoles(fleet), T1), {
+    targets: { paris: '2025-01-01T00:00:00Z', rome: '2025-03-01T10:00:00Z' }, sources: { london: '2025-03-01T10:00:00Z' },
+  });
 });
 
 test('synth records when a cluster that refuses the request went stale and keeps that time on the next run', async () => {

@@ -1,0 +1,44 @@
+/**
+ * The GitHub Actions job summary: when `$GITHUB_STEP_SUMMARY` names a file, each run appends a short
+ * Markdown section to it (what changed per source cluster, which clusters are stale since when, the
+ * outcome), so a stale or failing fleet is visible on the run's page without reading logs.
+ */
+import { appendFileSync } from 'node:fs';
+import type { RunReport } from './report.js';
+import type { RunLog } from './run-log.js';
+
+/** Markdown of one run for the job summary; built from the (already redacted) report only. */
+export function jobSummaryMarkdown(report: RunReport): string {
+  const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+  const outcome = report.exitCode === 0 ? 'ok' : `exit ${report.exitCode}`;
+  const lines = [`### mirrorc ${report.command}${report.offline ? ' --offline' : ''}: ${outcome}`, ''];
+  if (report.error !== null) lines.push(`> ${cell(report.error)}`, '');
+  const compiled = report.sources.filter((s) => s.compiled);
+  if (compiled.length > 0) {
+    lines.push(`| source | added | changed | removed | unchanged |`, '|---|---:|---:|---:|---:|');
+    for (const s of compiled) lines.push(`| ${s.cluster} | ${s.added.length} | ${s.changed.length} | ${s.removed.length} | ${s.unchanged} |`);
+    lines.push('');
+  }
+  const stale = [...report.targets.map((t) => ({ ...t, role: 'target' })), ...report.sources.map((s) => ({ ...s, role: 'source' }))]
+    .filter((c) => c.stale);
+  if (stale.length > 0) {
+    lines.push('| stale cluster | role | stale since | this run |', '|---|---|---|---|');
+    for (const c of stale) lines.push(`| ${c.cluster} | ${c.role} | ${c.staleSince ?? '-'} | ${c.error !== null ? cell(c.error) : c.observed ? 'ok' : 'not observed'} |`);
+    lines.push('');
+  } else if (report.targets.length + report.sources.length > 0) {
+    lines.push('No stale clusters.', '');
+  }
+  lines.push(`Lock ${report.lockChanged ? (report.command === 'synth' || report.command === 'observe' ? 'updated' : 'would change') : 'unchanged'}.`, '');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Appends the run's summary to `$GITHUB_STEP_SUMMARY` when set; a failure to write is a warning, never a failed run. */
+export function appendJobSummary(report: RunReport, log: Pick<RunLog, 'always'>, env: NodeJS.ProcessEnv = process.env): void {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (!file) return;
+  try {
+    appendFileSync(file, jobSummaryMarkdown(report));
+  } catch (e) {
+    log.always(`warning: the job summary ${file} could not be written: ${(e as Error).message}`);
+  }
+}
