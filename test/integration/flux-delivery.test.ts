@@ -2,7 +2,8 @@
  * Flux's real kustomize-controller syncs what synth writes, against real kube-apiservers: each
  * source cluster runs its own controller with the Kustomization synth generated in delivery/flux/,
  * and the harness serves the repository (a tarball of dist/) as the GitRepository's artifact after
- * every synth, as CI's commit would. The tests build on each other (one fleet, one sequence of runs).
+ * every synth, as CI's commit would. The steps build on each other (one fleet, one sequence of runs),
+ * so they are the steps of one test.
  *
  * Fleet: london mirrors paris (gateway mode) and rome (flat mode); paris mirrors london (gateway).
  * The mirrors live in namespace `shop`, which dist/<cluster>/ does not create (on a real source it
@@ -115,153 +116,166 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
     for (const o of objects) assertSubset(await live(cluster, o), o, `${cluster}: ${inventoryId(o)}`);
   };
 
-  test('each source folder, with the generated Kustomization, becomes Ready with inventory = kustomize build and every field as written', async (t) => {
+  // The steps build on each other (one fleet, one sequence of synth runs, as in a real repository), so
+  // they are one test: each step starts from the state the previous one left, says so, and is skipped
+  // once an earlier step failed (its state is then unknown), instead of passing or failing on it.
+  test('one fleet through a sequence of synth runs: Flux applies each revision exactly, prunes only what synth removed, and keeps everything when synth stops or fails safe', async (t) => {
     if (!ws) return t.skip(skip ?? 'no fleet');
-    // GIVEN paris exports web and cart (gateway), rome exports search (flat), london exports orders
-    await applyService(fleet!, 'paris', 'shop', 'web', { app: 'web', ...GATEWAY });
-    await applyService(fleet!, 'paris', 'shop', 'cart', { app: 'cart', ...GATEWAY });
-    await applyService(fleet!, 'rome', 'shop', 'search', { app: 'search', ...FLAT });
-    await applyService(fleet!, 'london', 'shop', 'orders', { app: 'orders', ...GATEWAY });
-    // WHEN synth runs and each source applies its generated Kustomization
-    const run = await ws.synth();
-    assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
-    assert.ok(ws.paths('london').includes('shop/service-search-rome.yaml') && ws.paths('london').includes('shop/endpoints-web-paris.yaml'), ws.paths('london').join('\n'));
-    assert.ok(ws.paths('paris').includes('shop/service-orders-london.yaml'), ws.paths('paris').join('\n'));
-    for (const source of SOURCES) {
-      const file = join(ws.dir, 'delivery', 'flux', source, 'kustomization-mirrorc.yaml');
-      await fleet!.kubectl(source, ['apply', '--server-side', '--field-manager=flux-bootstrap', '-f', file]);
-    }
-    const synced = await publishAndSync();
-    // THEN each Kustomization is the generated one, Ready=True, and its cluster holds exactly dist/<cluster>
-    for (const source of SOURCES) {
-      const k = synced.get(source)!;
-      assertSubset(k, parse(readFileSync(join(ws.dir, 'delivery', 'flux', source, 'kustomization-mirrorc.yaml'), 'utf8')), source);
-      await assertSynced(source, k);
-    }
-  });
+    let failed: string | undefined;
+    const step = (name: string, fn: () => Promise<void>): Promise<void> =>
+      t.test(name, async (st) => {
+        if (failed !== undefined) return st.skip(`an earlier step failed, so the state this step starts from is unknown: ${failed}`);
+        try {
+          await fn();
+        } catch (e) {
+          failed = name;
+          throw e;
+        }
+      });
 
-  test('a target stops exporting a service: the next revision prunes exactly that mirror', async (t) => {
-    if (!ws) return t.skip(skip ?? 'no fleet');
-    // GIVEN the synced state of the previous test
-    const before = await managed('london');
-    const parisBefore = await managed('paris');
-    // WHEN paris stops exporting cart and synth runs
-    await fleet!.kubectl('paris', ['label', 'service', 'cart', '-n', 'shop', 'mirror.linkerd.io/exported-']);
-    const run = await ws.synth();
-    assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
-    const london = run.changes.find((c) => c.cluster === 'london')!;
-    assert.deepEqual([...london.removed].sort(), ['shop/endpoints-cart-paris.yaml', 'shop/endpointslice-cart-paris-ipv4.yaml', 'shop/service-cart-paris.yaml']);
-    const synced = await publishAndSync();
-    // THEN london lost exactly cart-paris's three objects; nothing else was deleted or recreated
-    await assertSynced('london', synced.get('london')!);
-    const expected = new Map(before);
-    for (const k of ['Service/shop/cart-paris', 'Endpoints/shop/cart-paris', 'EndpointSlice/shop/cart-paris-ipv4']) assert.ok(expected.delete(k), k);
-    assert.deepEqual(await managed('london'), expected);
-    // AND paris, whose folder did not change, is Ready at the new revision with the same objects
-    await assertSynced('paris', synced.get('paris')!);
-    assert.deepEqual(await managed('paris'), parisBefore);
-  });
-
-  test('a label switch gateway → flat converges: the Service changes in place, its endpoints are pruned', async (t) => {
-    if (!ws) return t.skip(skip ?? 'no fleet');
-    const before = await managed('london');
-    // WHEN paris switches web to flat mode and synth runs
-    await fleet!.kubectl('paris', ['label', 'service', 'web', '-n', 'shop', '--overwrite', 'mirror.linkerd.io/exported=remote-discovery']);
-    const run = await ws.synth();
-    assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
-    const synced = await publishAndSync();
-    // THEN london holds exactly the new dist/london: web-paris is a flat-mode Service, same object
-    await assertSynced('london', synced.get('london')!);
-    const web = await live('london', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-paris', namespace: 'shop' } });
-    assert.equal(web.metadata.labels['multicluster.linkerd.io/remote-discovery'], 'paris');
-    assert.equal(web.metadata.uid, before.get('Service/shop/web-paris'));
-    // AND its gateway-mode Endpoints and EndpointSlice are gone, nothing else changed
-    const expected = new Map(before);
-    for (const k of ['Endpoints/shop/web-paris', 'EndpointSlice/shop/web-paris-ipv4']) assert.ok(expected.delete(k), k);
-    assert.deepEqual(await managed('london'), expected);
-  });
-
-  test('a removal the safety guard stops never reaches Flux: same files, same revision, every object stays', async (t) => {
-    if (!ws) return t.skip(skip ?? 'no fleet');
-    const london = flux.get('london')!;
-    const revisionBefore = london.revision!;
-    const filesBefore = ws.files();
-    const before = await managed('london');
-    // GIVEN paris exports two more gateway services, synced
-    await applyService(fleet!, 'paris', 'shop', 'pay', { app: 'pay', ...GATEWAY });
-    await applyService(fleet!, 'paris', 'shop', 'tax', { app: 'tax', ...GATEWAY });
-    assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
-    await publishAndSync();
-    const synced = await managed('london');
-    const stable = ws.files();
-    const revision = london.revision!;
-    assert.notEqual(revision, revisionBefore);
-    assert.notDeepEqual(stable, filesBefore);
-    // WHEN the link london-from-paris disappears from the fleet file (all of paris's mirrors would go)
-    londonLinksParis = false;
-    try {
-      const run = await ws.synth();
-      // THEN synth stops with exit 7 and writes nothing
-      assert.equal(run.exitCode, ExitCode.REMOVAL_NOT_CONFIRMED, ws.logs.join('\n'));
-      assert.deepEqual(ws.files(), stable);
-      // AND publishing what is on disk (as a CI that commits whatever is there would) gives the same revision
-      assert.equal(await london.publish(ws.dir, ['dist']), revision);
-      // AND a forced reconcile of it keeps every object (same uids)
-      await london.requestReconcile(FLUX_KUSTOMIZATION_NAME, 'after-guard-stop');
-      await london.waitForReady(FLUX_KUSTOMIZATION_NAME, revision, { handled: 'after-guard-stop' });
-      assert.deepEqual(await managed('london'), synced);
-      assert.ok([...before.keys()].every((k) => synced.has(k)));
-    } finally {
-      londonLinksParis = true;
-    }
-  });
-
-  test('a target that cannot be reached is kept stale-but-safe: Flux stays Ready with its old objects', async (t) => {
-    if (!ws) return t.skip(skip ?? 'no fleet');
-    const before = await managed('london');
-    assert.ok(before.has('Service/shop/search-rome'));
-    // GIVEN rome is down and paris exports one more service
-    await fleet!.clusters.rome!.stop();
-    await applyService(fleet!, 'paris', 'shop', 'ship', { app: 'ship', ...GATEWAY });
-    try {
-      // WHEN synth runs
-      const run = await ws.synth();
-      // THEN it succeeds, keeps rome's last known state, and london gets ship-paris
-      assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
-      assert.ok(ws.logs.some((l) => /target rome: not observed \(unreachable\)/.test(l)), ws.logs.join('\n'));
+    await step('each source folder, with the generated Kustomization, becomes Ready with inventory = kustomize build and every field as written', async () => {
+      // GIVEN paris exports web and cart (gateway), rome exports search (flat), london exports orders
+      await applyService(fleet!, 'paris', 'shop', 'web', { app: 'web', ...GATEWAY });
+      await applyService(fleet!, 'paris', 'shop', 'cart', { app: 'cart', ...GATEWAY });
+      await applyService(fleet!, 'rome', 'shop', 'search', { app: 'search', ...FLAT });
+      await applyService(fleet!, 'london', 'shop', 'orders', { app: 'orders', ...GATEWAY });
+      // WHEN synth runs and each source applies its generated Kustomization
+      const run = await ws!.synth();
+      assert.equal(run.exitCode, ExitCode.OK, ws!.logs.join('\n'));
+      assert.ok(ws!.paths('london').includes('shop/service-search-rome.yaml') && ws!.paths('london').includes('shop/endpoints-web-paris.yaml'), ws!.paths('london').join('\n'));
+      assert.ok(ws!.paths('paris').includes('shop/service-orders-london.yaml'), ws!.paths('paris').join('\n'));
+      for (const source of SOURCES) {
+        const file = join(ws!.dir, 'delivery', 'flux', source, 'kustomization-mirrorc.yaml');
+        await fleet!.kubectl(source, ['apply', '--server-side', '--field-manager=flux-bootstrap', '-f', file]);
+      }
       const synced = await publishAndSync();
-      // AND Flux applies the new revision: Ready, inventory = dist/london, search-rome untouched (same uid)
+      // THEN each Kustomization is the generated one, Ready=True, and its cluster holds exactly dist/<cluster>
+      for (const source of SOURCES) {
+        const k = synced.get(source)!;
+        assertSubset(k, parse(readFileSync(join(ws!.dir, 'delivery', 'flux', source, 'kustomization-mirrorc.yaml'), 'utf8')), source);
+        await assertSynced(source, k);
+      }
+    });
+
+    await step('a target stops exporting a service: the next revision prunes exactly that mirror', async () => {
+      // GIVEN the synced state the previous step left
+      const before = await managed('london');
+      const parisBefore = await managed('paris');
+      // WHEN paris stops exporting cart and synth runs
+      await fleet!.kubectl('paris', ['label', 'service', 'cart', '-n', 'shop', 'mirror.linkerd.io/exported-']);
+      const run = await ws!.synth();
+      assert.equal(run.exitCode, ExitCode.OK, ws!.logs.join('\n'));
+      const london = run.changes.find((c) => c.cluster === 'london')!;
+      assert.deepEqual([...london.removed].sort(), ['shop/endpoints-cart-paris.yaml', 'shop/endpointslice-cart-paris-ipv4.yaml', 'shop/service-cart-paris.yaml']);
+      const synced = await publishAndSync();
+      // THEN london lost exactly cart-paris's three objects; nothing else was deleted or recreated
       await assertSynced('london', synced.get('london')!);
-      const after = await managed('london');
-      assert.equal(after.get('Service/shop/search-rome'), before.get('Service/shop/search-rome'));
-      assert.ok(after.has('Service/shop/ship-paris'));
-      for (const [k, uid] of before) assert.equal(after.get(k), uid, k);
-    } finally {
-      await fleet!.clusters.rome!.start();
-    }
-  });
-  test('the checks have teeth: an artifact whose digest does not match is refused and changes nothing', async (t) => {
-    if (!ws) return t.skip(skip ?? 'no fleet');
-    const london = flux.get('london')!;
-    const before = await managed('london');
-    const appliedBefore = (await london.kustomization(FLUX_KUSTOMIZATION_NAME)).status?.lastAppliedRevision;
-    // GIVEN a new revision in which london gets fee-paris
-    await applyService(fleet!, 'paris', 'shop', 'fee', { app: 'fee', ...GATEWAY });
-    assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
-    // WHEN it is announced with a wrong digest
-    const revision = await london.publish(ws.dir, ['dist'], { digest: `sha256:${'0'.repeat(64)}` });
-    // THEN the controller refuses it: Ready=False ArtifactFailed, still at the old revision, nothing applied
-    // (a refused artifact is not an attempted revision: lastAttemptedRevision stays too)
-    const refused = await london.waitFor(FLUX_KUSTOMIZATION_NAME, 'refuse the artifact', (k) =>
-      k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False' && c.reason === 'ArtifactFailed') === true);
-    assert.match(refused.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /computed digest doesn't match/);
-    assert.equal(refused.status?.lastAppliedRevision, appliedBefore);
-    assert.notEqual(revision, appliedBefore);
-    assert.deepEqual(await managed('london'), before);
-    // AND the same revision announced correctly is applied
-    assert.equal(await london.publish(ws.dir, ['dist']), revision);
-    await london.requestReconcile(FLUX_KUSTOMIZATION_NAME, 'correct-digest');
-    await assertSynced('london', await london.waitForReady(FLUX_KUSTOMIZATION_NAME, revision, { handled: 'correct-digest' }));
-    assert.ok((await managed('london')).has('Service/shop/fee-paris'));
+      const expected = new Map(before);
+      for (const k of ['Service/shop/cart-paris', 'Endpoints/shop/cart-paris', 'EndpointSlice/shop/cart-paris-ipv4']) assert.ok(expected.delete(k), k);
+      assert.deepEqual(await managed('london'), expected);
+      // AND paris, whose folder did not change, is Ready at the new revision with the same objects
+      await assertSynced('paris', synced.get('paris')!);
+      assert.deepEqual(await managed('paris'), parisBefore);
+    });
+
+    await step('a label switch gateway → flat converges: the Service changes in place, its endpoints are pruned', async () => {
+      const before = await managed('london');
+      // WHEN paris switches web to flat mode and synth runs
+      await fleet!.kubectl('paris', ['label', 'service', 'web', '-n', 'shop', '--overwrite', 'mirror.linkerd.io/exported=remote-discovery']);
+      const run = await ws!.synth();
+      assert.equal(run.exitCode, ExitCode.OK, ws!.logs.join('\n'));
+      const synced = await publishAndSync();
+      // THEN london holds exactly the new dist/london: web-paris is a flat-mode Service, same object
+      await assertSynced('london', synced.get('london')!);
+      const web = await live('london', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-paris', namespace: 'shop' } });
+      assert.equal(web.metadata.labels['multicluster.linkerd.io/remote-discovery'], 'paris');
+      assert.equal(web.metadata.uid, before.get('Service/shop/web-paris'));
+      // AND its gateway-mode Endpoints and EndpointSlice are gone, nothing else changed
+      const expected = new Map(before);
+      for (const k of ['Endpoints/shop/web-paris', 'EndpointSlice/shop/web-paris-ipv4']) assert.ok(expected.delete(k), k);
+      assert.deepEqual(await managed('london'), expected);
+    });
+
+    await step('a removal the safety guard stops never reaches Flux: same files, same revision, every object stays', async () => {
+      const london = flux.get('london')!;
+      const revisionBefore = london.revision!;
+      const filesBefore = ws!.files();
+      const before = await managed('london');
+      // GIVEN paris exports two more gateway services, synced
+      await applyService(fleet!, 'paris', 'shop', 'pay', { app: 'pay', ...GATEWAY });
+      await applyService(fleet!, 'paris', 'shop', 'tax', { app: 'tax', ...GATEWAY });
+      assert.equal((await ws!.synth()).exitCode, ExitCode.OK, ws!.logs.join('\n'));
+      await publishAndSync();
+      const synced = await managed('london');
+      const stable = ws!.files();
+      const revision = london.revision!;
+      assert.notEqual(revision, revisionBefore);
+      assert.notDeepEqual(stable, filesBefore);
+      // WHEN the link london-from-paris disappears from the fleet file (all of paris's mirrors would go)
+      londonLinksParis = false;
+      try {
+        const run = await ws!.synth();
+        // THEN synth stops with exit 7 and writes nothing
+        assert.equal(run.exitCode, ExitCode.REMOVAL_NOT_CONFIRMED, ws!.logs.join('\n'));
+        assert.deepEqual(ws!.files(), stable);
+        // AND publishing what is on disk (as a CI that commits whatever is there would) gives the same revision
+        assert.equal(await london.publish(ws!.dir, ['dist']), revision);
+        // AND a forced reconcile of it keeps every object (same uids)
+        await london.requestReconcile(FLUX_KUSTOMIZATION_NAME, 'after-guard-stop');
+        await london.waitForReady(FLUX_KUSTOMIZATION_NAME, revision, { handled: 'after-guard-stop' });
+        assert.deepEqual(await managed('london'), synced);
+        assert.ok([...before.keys()].every((k) => synced.has(k)));
+      } finally {
+        londonLinksParis = true;
+      }
+    });
+
+    await step('a target that cannot be reached is kept stale-but-safe: Flux stays Ready with its old objects', async () => {
+      const before = await managed('london');
+      assert.ok(before.has('Service/shop/search-rome'));
+      // GIVEN rome is down and paris exports one more service
+      await fleet!.clusters.rome!.stop();
+      await applyService(fleet!, 'paris', 'shop', 'ship', { app: 'ship', ...GATEWAY });
+      try {
+        // WHEN synth runs
+        const run = await ws!.synth();
+        // THEN it succeeds, keeps rome's last known state, and london gets ship-paris
+        assert.equal(run.exitCode, ExitCode.OK, ws!.logs.join('\n'));
+        assert.ok(ws!.logs.some((l) => /target rome: not observed \(unreachable\)/.test(l)), ws!.logs.join('\n'));
+        const synced = await publishAndSync();
+        // AND Flux applies the new revision: Ready, inventory = dist/london, search-rome untouched (same uid)
+        await assertSynced('london', synced.get('london')!);
+        const after = await managed('london');
+        assert.equal(after.get('Service/shop/search-rome'), before.get('Service/shop/search-rome'));
+        assert.ok(after.has('Service/shop/ship-paris'));
+        for (const [k, uid] of before) assert.equal(after.get(k), uid, k);
+      } finally {
+        await fleet!.clusters.rome!.start();
+      }
+    });
+
+    await step('the checks have teeth: an artifact whose digest does not match is refused and changes nothing', async () => {
+      const london = flux.get('london')!;
+      const before = await managed('london');
+      const appliedBefore = (await london.kustomization(FLUX_KUSTOMIZATION_NAME)).status?.lastAppliedRevision;
+      // GIVEN a new revision in which london gets fee-paris
+      await applyService(fleet!, 'paris', 'shop', 'fee', { app: 'fee', ...GATEWAY });
+      assert.equal((await ws!.synth()).exitCode, ExitCode.OK, ws!.logs.join('\n'));
+      // WHEN it is announced with a wrong digest
+      const revision = await london.publish(ws!.dir, ['dist'], { digest: `sha256:${'0'.repeat(64)}` });
+      // THEN the controller refuses it: Ready=False ArtifactFailed, still at the old revision, nothing applied
+      // (a refused artifact is not an attempted revision: lastAttemptedRevision stays too)
+      const refused = await london.waitFor(FLUX_KUSTOMIZATION_NAME, 'refuse the artifact', (k) =>
+        k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False' && c.reason === 'ArtifactFailed') === true);
+      assert.match(refused.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /computed digest doesn't match/);
+      assert.equal(refused.status?.lastAppliedRevision, appliedBefore);
+      assert.notEqual(revision, appliedBefore);
+      assert.deepEqual(await managed('london'), before);
+      // AND the same revision announced correctly is applied
+      assert.equal(await london.publish(ws!.dir, ['dist']), revision);
+      await london.requestReconcile(FLUX_KUSTOMIZATION_NAME, 'correct-digest');
+      await assertSynced('london', await london.waitForReady(FLUX_KUSTOMIZATION_NAME, revision, { handled: 'correct-digest' }));
+      assert.ok((await managed('london')).has('Service/shop/fee-paris'));
+    });
   });
 });
