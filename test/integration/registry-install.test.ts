@@ -16,6 +16,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readTree } from '../../src/emit/read-tree.js';
+import { observationRules } from '../../src/observe/observation-rbac.js';
+import { kubeFleetForTests } from '../harness/kube-fleet.js';
+import { applyService, ensureNamespace, installGateway } from './support.js';
 import { lockedClosure, publishFromNpmCache, startLocalRegistry, type LocalRegistry } from './support/local-registry.js';
 
 const REPO = resolve('.');
@@ -137,4 +140,42 @@ test('vendored: the packed tarball committed inside the repository installs in a
   assert.equal(pkg.dependencies.mirrorc, `file:vendor/${packed}`);
   assertFromLocalRegistry(clone);
   assert.equal(readTree(join(clone, 'dist')).size, 2 * EXPECTED_DIST.length);
+});
+
+test('empty repository to the first live synth of a 3-cluster fleet (real kube-apiservers), mirrorc from the local registry', async (t) => {
+  // GIVEN three real clusters: london mirrors paris and rome, which each export a service through a gateway
+  const fleet = await kubeFleetForTests(t, ['london', 'paris', 'rome'], { readerRules: observationRules({ source: true, target: true }) });
+  if (!fleet) return;
+  try {
+    await installGateway(fleet, 'paris', '203.0.113.10');
+    await installGateway(fleet, 'rome', '198.51.100.30');
+    await ensureNamespace(fleet, 'london', 'shop');
+    await applyService(fleet, 'paris', 'shop', 'payments', { 'mirror.linkerd.io/exported': 'true' });
+    await applyService(fleet, 'rome', 'shop', 'catalog', { 'mirror.linkerd.io/exported': 'true' });
+    const started = Date.now();
+    // WHEN a fleet repository is made from nothing as the README says, its fleet file names the three clusters, and synth runs live
+    const repo = emptyRepo('live-repo');
+    ok(run('npm', ['init', '-y'], repo), 'npm init -y');
+    ok(run('npm', ['install', 'mirrorc'], repo), 'npm install mirrorc');
+    ok(run('npx', ['--no-install', 'mirrorc', 'init'], repo), 'npx --no-install mirrorc init');
+    writeFileSync(join(repo, 'clusters/fleet.ts'), [
+      "import { Cluster, Link, type Fleet } from 'mirrorc';",
+      '',
+      'export default function defineFleet(fleet: Fleet): void {',
+      "  const london = new Cluster(fleet, 'london');",
+      "  new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris') });",
+      "  new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome') });",
+      '}',
+      '',
+    ].join('\n'));
+    const synth = run('npm', ['run', 'synth', '--', '--strict', '--kubeconfig', fleet.kubeconfig('reader')], repo);
+    t.diagnostic(`empty repository to the first live synth of a 3-cluster fleet through the local registry: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // THEN it observed every cluster (--strict: none stale) and london has a mirror of each exported service
+    ok(synth, 'npm run synth -- --strict (live)');
+    const files = [...readTree(join(repo, 'dist')).keys()];
+    assert.ok(files.some((f) => f.startsWith('london/shop/') && f.includes('payments-paris')), files.join('\n'));
+    assert.ok(files.some((f) => f.startsWith('london/shop/') && f.includes('catalog-rome')), files.join('\n'));
+  } finally {
+    await fleet.stop();
+  }
 });
