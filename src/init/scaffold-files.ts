@@ -82,7 +82,7 @@ Commands (Node 20.19 or later; after \`npm ci\`, which installs mirrorc from the
 lock as a pull request from the branch mirrorc/update (\`.github/mirrorc-publish.sh\`; set the
 repository variable MIRRORC_PUBLISH=push to push to main instead); it runs \`check\` on pull requests,
 and fails when a cluster has been stale for longer than MIRRORC_MAX_STALE (default 24h). It reads the
-kubeconfig from the secret MIRRORC_KUBECONFIG (mint it with \`npx mirrorc access\`).
+kubeconfig from the secret MIRRORC_KUBECONFIG (mint it with \`npx --no-install mirrorc access\`).
 `;
 
 /**
