@@ -127,14 +127,20 @@ export function transactionFolderProblem(txn: string): string | undefined {
   return undefined;
 }
 
-/** A journal path relative to `base`, resolved; or why it is unsafe (absolute, `..`, `.`, empty segments, not a string). */
+/**
+ * A journal path relative to `base`, resolved; or why it is unsafe (not a string, absolute, a NUL, or
+ * not in the canonical form a run writes: no `.`, empty or inner `..` segments such as
+ * `dist/../.git`). A leading `..` remains possible (a lock beside another folder than `dist/`'s
+ * parent); where the path then leads is checked by the caller: inside the output folder, the
+ * transaction folder, or exactly the lock.
+ */
 function checkedRelative(base: string, value: unknown): { resolved: string } | string {
   if (typeof value !== 'string' || value === '') return `${JSON.stringify(value) ?? String(value)} is not a path`;
   if (isAbsolute(value)) return `${JSON.stringify(value)} is absolute`;
-  const segments = value.split(/[\\/]/);
-  if (segments.some((s) => s === '..' || s === '.' || s === '')) return `${JSON.stringify(value)} has a "..", "." or empty segment`;
   if (/[\0]/.test(value)) return `${JSON.stringify(value)} holds a NUL character`;
-  return { resolved: resolve(base, value) };
+  const resolved = resolve(base, value);
+  if (relative(base, resolved).split(sep).join('/') !== value) return `${JSON.stringify(value)} is not in canonical form (a ".", empty or inner ".." segment)`;
+  return { resolved };
 }
 
 /** Whether `path` lies strictly inside the folder `root`. */

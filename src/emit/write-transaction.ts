@@ -162,7 +162,7 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
     fsyncDirectory(txn);
   } catch (e) {
     if (!isFsError(e)) throw e;
-    const cleaned = tryDiscard(home);
+    const cleaned = tryDiscard(home, files[0]?.path);
     throw new WriteFailedError(errorPath(e, current), e.code, `nothing was changed: ${what} ${what.includes(' and ') ? 'are' : 'is'} as before${cleaned ? '' : ` (the unfinished ${shownPath(txn)}/ is removed by the next synth)`}; fix the cause and run synth again`);
   }
   // Apply: from here on the new output is committed; a failure is completed by the next run.
@@ -268,10 +268,10 @@ function discard(scope: JournalScope): void {
   fsyncDirectory(base);
 }
 
-/** {@link discard}, reporting instead of throwing whether it worked (the caller is already failing). */
-function tryDiscard(home: string): boolean {
+/** {@link discard}, reporting instead of throwing whether it worked (the caller is already failing); `lockPath`: the lock this transaction may have staged beside itself. */
+function tryDiscard(home: string, lockPath: string | undefined): boolean {
   try {
-    if (existsSync(transactionDir(home))) discard({ home, txn: transactionDir(home) });
+    if (existsSync(transactionDir(home))) discard({ home, txn: transactionDir(home), ...(lockPath !== undefined ? { lockPath } : {}) });
     return true;
   } catch {
     return false;

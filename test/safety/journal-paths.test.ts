@@ -65,11 +65,12 @@ const STAGED = '.dist.txn/files/0/0';
 
 describe('a write journal added by a commit', () => {
   const cases: [string, (ctx: { repo: SafetyRepo; outside: string }) => unknown[], RegExp, ((txn: string, repo: SafetyRepo) => void)?][] = [
-    ['a delete of a file outside the repository ("..")', ({ outside }) => [{ op: 'delete', path: `../${outside.split('/').pop()}`, step: 'apply-delete' }, { op: 'delete', path: 'dist/a/default/service-web-b.yaml', step: 'apply-delete' }], /operation 1: path "\.\.\/.*-outside\.txt" has a "\.\."/],
+    ['a delete of a file outside the repository ("..")', ({ outside }) => [{ op: 'delete', path: `../${outside.split('/').pop()}`, step: 'apply-delete' }, { op: 'delete', path: 'dist/a/default/service-web-b.yaml', step: 'apply-delete' }], /operation 1: delete "\.\.\/.*-outside\.txt" is outside dist\/ and is not the lock/],
     ['a put of a git hook (inside the repository, outside dist/)', () => [{ op: 'put', path: '.git/hooks/pre-commit', staged: STAGED, step: 'apply-object' }], /operation 1: put "\.git\/hooks\/pre-commit" is outside dist\/ and is not the lock clusters\/fleet\.lock\.json/],
     ['a git hook disguised as the lock', () => [{ op: 'put', path: '.git/hooks/pre-commit', staged: STAGED, step: 'apply-lock' }], /operation 1: put "\.git\/hooks\/pre-commit" is outside dist\/ and is not the lock/],
+    ['an inner ".." (dist/../.git/hooks)', () => [{ op: 'put', path: 'dist/../.git/hooks/pre-commit', staged: STAGED, step: 'apply-object' }], /operation 1: path "dist\/\.\.\/\.git\/hooks\/pre-commit" is not in canonical form/],
     ['an absolute path', ({ outside }) => [{ op: 'delete', path: outside, step: 'apply-delete' }], /operation 1: path ".*-outside\.txt" is absolute/],
-    ['a staged file outside the transaction (read into dist/)', ({ outside }) => [{ op: 'put', path: 'dist/a/default/stolen.yaml', staged: `../${outside.split('/').pop()}`, step: 'apply-object' }], /operation 1: staged file "\.\.\/.*" has a "\.\."/],
+    ['a staged file outside the transaction (read into dist/)', ({ outside }) => [{ op: 'put', path: 'dist/a/default/stolen.yaml', staged: `../${outside.split('/').pop()}`, step: 'apply-object' }], /operation 1: staged file "\.\.\/.*" is neither inside \.dist\.txn\/ nor beside its target/],
     ['a path through a symbolic link inside dist/ that points out', () => [{ op: 'put', path: 'dist/escape/hooks/pre-commit', staged: STAGED, step: 'apply-object' }], /operation 1: put "dist\/escape\/hooks\/pre-commit": dist\/escape on its way is a symbolic link/, (_txn, repo) => symlinkSync(join(repo.dir, '.git'), join(repo.outDir, 'escape'))],
   ];
   for (const [name, ops, message, extra] of cases) {
@@ -104,7 +105,7 @@ describe('a write journal added by a commit', () => {
       mkdirSync(txn, { recursive: true });
       writeFileSync(join(txn, 'outside.json'), JSON.stringify([`../${outside.split('/').pop()}`, 'clusters/fleet.ts']));
       const run = await repo.run(['synth', '--offline']);
-      assertRefused(run, /outside\.json entry 1: "\.\.\/.*" has a "\.\."(.|\n)*outside\.json entry 2: "clusters\/fleet\.ts" is not a file staged by mirrorc/, 'outside.json');
+      assertRefused(run, /outside\.json entry 1: "\.\.\/.*" is not a file staged by mirrorc(.|\n)*outside\.json entry 2: "clusters\/fleet\.ts" is not a file staged by mirrorc/, 'outside.json');
       assert.equal(readFileSync(outside, 'utf8'), 'keep me\n');
       assert.ok(existsSync(join(repo.dir, 'clusters', 'fleet.ts')));
       assertOneOf(repo.hash(), { old }, 'outside.json');
