@@ -76,7 +76,7 @@ export async function startKubeControllerManager(fleet: KubeFleet, cluster: stri
   ], logFile, { ...process.env, GOMEMLIMIT: process.env.KUBE_CONTROLLER_MANAGER_GOMEMLIMIT ?? '512MiB' });
   proc.start();
   // It has no port to ask; it fails fast on a bad flag or kubeconfig, so give it a moment's chance to exit.
-  const early = await Promise.race([proc.exited(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref())]);
+  const early = await Promise.race([proc.exited(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000))]);
   if (early !== undefined || !proc.running) throw new KubeControllerManagerUnavailableError(`kube-controller-manager exited at start:\n${proc.diagnostics()}`);
   return {
     cluster,

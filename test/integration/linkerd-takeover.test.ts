@@ -171,7 +171,7 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
   const kubectlJson = async (args: string[]): Promise<any> => JSON.parse(await fleet!.kubectl('london', [...args, '-o', 'json']));
   const get = (kind: string, key: string): Promise<any> => {
     const [ns, name] = key.split('/') as [string, string];
-    return kubectlJson(['get', kind, name, '-n', ns]);
+    return kubectlJson(['get', kind, name, '-n', ns, '--show-managed-fields']);
   };
   /** The slices of mirror `key` by their manager: Kubernetes' mirroring controller or mirrorc. */
   const slicesOf = async (key: string): Promise<{ kubernetes: number; mirrorc: number }> => {
