@@ -278,25 +278,31 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     // AND every mirror is now mirrorc's (its label), the same object, same ClusterIP, never deleted or emptied
     for (const key of MIRRORS) assert.equal((await get('service', key)).metadata.labels['mirrorc.io/managed'], 'true', key);
     await assertNoDowntime();
-    // AND both Kubernetes' slice and mirrorc's serve each gateway mirror meanwhile
-    for (const key of MIRRORS) assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 1 }, key);
+    // AND both Kubernetes' slice and mirrorc's serve each mirror meanwhile: the Endpoints are not skip-mirror yet
+    for (const key of MIRRORS) {
+      assert.equal((await get('endpoints', key)).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined, key);
+      assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 1 }, key);
+    }
   });
 
   test("after the controller and Link are gone, adoption off: Kubernetes removes its slices, mirrorc's serve; IPs stay on later runs", async (t) => {
     if (!ws) return t.skip(skip ?? 'no fleet');
     // WHEN the link stops adopting (runbook step 5) and synth + Flux run
     adopt = false;
-    await synthAndSync();
-    // THEN the Endpoints say skip-mirror, and Kubernetes' mirroring controller deletes its slices
+    const run = await ws.synth();
+    assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
+    // THEN the per-pod mirrors keep their IPs (outside the range: observed as mirrorc's now, not re-pinned)
+    const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).pinnedServiceIPs.london as Record<string, string>;
+    assert.deepEqual(pinned, Object.fromEntries(PER_POD.map((k) => [k, original.get(k)!.clusterIP])));
+    const revision = await flux!.publish(ws.dir, ['dist']);
+    await flux!.waitForReady(FLUX_KUSTOMIZATION_NAME, revision);
+    // AND the Endpoints say skip-mirror, and Kubernetes' mirroring controller deletes its slices
     for (const key of MIRRORS) assert.equal((await get('endpoints', key)).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], 'true', key);
     await waitFor("Kubernetes' mirrored slices to be gone", async () => {
       for (const key of MIRRORS) if ((await slicesOf(key)).kubernetes !== 0) return false;
       return true;
     });
     for (const key of MIRRORS) assert.deepEqual(await slicesOf(key), { kubernetes: 0, mirrorc: 1 }, key);
-    // AND the per-pod mirrors kept their IPs (outside the range: observed as mirrorc's now, not re-pinned)
-    const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).pinnedServiceIPs.london as Record<string, string>;
-    assert.deepEqual(pinned, Object.fromEntries(PER_POD.map((k) => [k, original.get(k)!.clusterIP])));
     await assertNoDowntime();
   });
 
