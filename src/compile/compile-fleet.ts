@@ -27,6 +27,8 @@ import { planMcsImports } from './modes/mcs/plan-mcs.js';
 import { isSystemNamespace } from './system-namespaces.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { appendAll } from '../util/append-all.js';
+import { adoptedClusterIPs, foreignNameVerdict } from './adopt-linkerd-mirrors.js';
+import type { ForeignService } from '../snapshot/snapshot.js';
 
 /** What compile produced. */
 export interface CompileResult {
@@ -173,7 +175,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
   appendAll(planned, federated.units);
   for (const ns of federated.namespaces) namespaces.add(ns);
-  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false };
+  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false, adopted: new Set() };
   // One service's bad name skips that service only (unless strict): see isolateNames.
   const units = isolateNames(isolation, planned, diagnostics);
   for (const link of fleet.links.filter((l) => l.source === source)) {
@@ -210,11 +212,16 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       round,
     );
     const all = isolateNames(isolation, [...modeUnits, ...globals], round);
-    const pins = pinServiceIPs(sourceCluster, all, snapshot, isolation.strict, isolation.strict ? round : pinnedFailures);
+    const adopted = adoptedClusterIPs(all, isolation.foreign, isolation.adopted);
+    const pins = pinServiceIPs(sourceCluster, all, snapshot, adopted, isolation.strict, isolation.strict ? round : pinnedFailures);
     const newlyFailed = pins.failed.filter((k) => !failedPins.has(k));
     if (isolation.strict || newlyFailed.length === 0) {
       appendAll(appendAll(diagnostics.errors, round.errors), pinnedFailures.errors);
       appendAll(appendAll(diagnostics.warnings, round.warnings), pinnedFailures.warnings);
+      const adoptedNow = all.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => isolation.adopted.has(k));
+      if (adoptedNow.length > 0) {
+        diagnostics.note(`adopted from Linkerd's service-mirror controller: ${source}: ${adoptedNow.length} Service${adoptedNow.length === 1 ? '' : 's'} taken over in place (${sortedUnique(adoptedNow).join(', ')})`);
+      }
       // A namespace this compiler created stays in the output while any mirror lives in it: dropping it
       // because it now exists would make GitOps prune it, and every object in it.
       const managed = new Set(sourceSnapshot?.managedNamespaces ?? []);
@@ -243,7 +250,7 @@ function systemNamespaceProblem(request: MirrorRequest, fleet: FleetSpec, ns: st
 }
 
 /** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules); `failed` lists the keys that got none. */
-function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapshot: FleetSnapshot, strict: boolean, diagnostics: Diagnostics): { allocation: Record<string, string>; failed: string[] } {
+function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapshot: FleetSnapshot, adopted: Readonly<Record<string, string>>, strict: boolean, diagnostics: Diagnostics): { allocation: Record<string, string>; failed: string[] } {
   const requests = units.flatMap((u) => (u.pinnedServiceNames ?? []).map((name) => ({ namespace: u.namespace, name, origin: u.origin })));
   if (requests.length === 0 || source.pinnedServiceIPRange === undefined) return { allocation: {}, failed: [] };
   const failed: string[] = [];
@@ -254,6 +261,7 @@ function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapsh
       requests,
       previous: snapshot.pinnedServiceIPs?.[source.name] ?? {},
       live: snapshot.sources[source.name]?.pinnedRangeServices,
+      adopted,
       onFailure: (request, message) => {
         failed.push(pinnedKey(request.namespace, request.name));
         if (strict) diagnostics.error(message);
@@ -286,6 +294,8 @@ interface Isolation {
   /** `namespace/name` → origin of the mirror that owns that Service in the current output. */
   readonly owners: (key: string) => string | undefined;
   readonly strict: boolean;
+  /** `namespace/name` of the foreign Services taken over from Linkerd's controller (filled by isolateNames). */
+  readonly adopted: Set<string>;
 }
 
 /**
@@ -301,7 +311,7 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
     if (strict) diagnostics.error(message);
     else diagnostics.warn(`${message}; ${outcome}, the other mirrors are updated (--strict makes this an error)`);
   };
-  const foreignKeys = new Set(isolation.foreign.map((s) => `${s.namespace}/${s.name}`));
+  const foreignByKey = new Map<string, ForeignService>(isolation.foreign.map((s) => [`${s.namespace}/${s.name}`, s]));
   const dropped = new Set<MirrorUnit>();
   for (const unit of units) {
     for (const name of unit.serviceNames) {
@@ -314,9 +324,15 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
         skip(`${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named ${serviceNameProblem(name)}; rename the service (or its StatefulSet), or exclude it from the link`, `${unit.origin} is skipped`);
         dropped.add(unit);
       }
-      if (foreignKeys.has(key)) {
-        skip(`${source}: the mirror of ${unit.origin} would be Service ${key}, which already exists in "${source}" and was not written by mirrorc; rename or remove that Service, or exclude namespace "${unit.namespace}" from the link`, `${unit.origin} is skipped`);
-        dropped.add(unit);
+      const foreign = foreignByKey.get(key);
+      if (foreign) {
+        const verdict = foreignNameVerdict(source, unit, name, foreign);
+        if (verdict.adopt) {
+          isolation.adopted.add(key);
+        } else {
+          skip(verdict.message, `${unit.origin} is skipped`);
+          dropped.add(unit);
+        }
       }
     }
   }

@@ -38,6 +38,12 @@ export interface MirrorUnit {
   readonly mode: string;
   /** Names of the Services the unit writes (checked for length and collisions). */
   readonly serviceNames: readonly string[];
+  /**
+   * The link target whose Linkerd-written mirrors this unit may take over in place (its link sets
+   * `adoptLinkerdMirrors`): a Service of the unit's name labelled by Linkerd's controller with that
+   * `cluster-name` is then not a foreign name but the unit's own. @default none adopted
+   */
+  readonly adoptsLinkerdMirrorsOf?: string | undefined;
   /** Those of its Services (by name) that need a ClusterIP pinned at compile time. @default none */
   readonly pinnedServiceNames?: readonly string[];
   /** Creates the unit's API objects under `scope`. */

@@ -126,6 +126,8 @@ export interface LinkSpec {
   readonly mirrorSystemNamespaces?: true;
   /** With `mcs`: `false` reads no ServiceExports; `true` asks for them (a target without the CRD is warned about); absent: read, silently none without the CRD. */
   readonly serviceExports?: boolean;
+  /** Take over the mirrors Linkerd's controller wrote for this link, in place; absent: false (they are refused as not written by mirrorc). */
+  readonly adoptLinkerdMirrors?: true;
 }
 
 /** A target service exported by name, for services that cannot carry the export label. */

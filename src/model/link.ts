@@ -141,6 +141,21 @@ export interface LinkProps {
    * @default read them; a target without the CRD has none, silently
    */
   readonly serviceExports?: boolean;
+  /**
+   * Take over, in place, the mirrors that Linkerd's service-mirror controller already wrote for this
+   * link (Services labelled `mirror.linkerd.io/mirrored-service=true` and
+   * `mirror.linkerd.io/cluster-name=<target>` in the source): instead of refusing their names as
+   * "not written by mirrorc", mirrorc writes the same objects under the same names, so a GitOps apply
+   * updates them (same uid, no delete). Per-pod (StatefulSet) mirrors keep the ClusterIPs the source
+   * already gave them, read from the source and pinned in the lock; other mirrors keep theirs because
+   * mirrorc never writes their `clusterIP`. While this is on, the link's Endpoints are written without
+   * `endpointslice.kubernetes.io/skip-mirror`, so the EndpointSlice Kubernetes made of Linkerd's
+   * Endpoints stays until mirrorc's own slices are live; turning it off afterwards lets Kubernetes
+   * remove that slice. Stop Linkerd's controller for the link before syncing: the runbook is
+   * docs/migrate-from-linkerd-controller.md (and the way back).
+   * @default false
+   */
+  readonly adoptLinkerdMirrors?: boolean;
 }
 
 /** `source` mirrors the services that `target` exports (Linkerd's Link, compiled statically). */
@@ -196,6 +211,7 @@ export class Link extends Construct {
       ...(this.props.mcs === true ? { mcs: true } : {}),
       ...(this.props.mirrorSystemNamespaces === true ? { mirrorSystemNamespaces: true as const } : {}),
       ...(this.props.serviceExports !== undefined ? { serviceExports: this.props.serviceExports } : {}),
+      ...(this.props.adoptLinkerdMirrors === true ? { adoptLinkerdMirrors: true as const } : {}),
     };
   }
 }

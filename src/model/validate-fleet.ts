@@ -176,6 +176,9 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     if (spec.serviceExports !== undefined && spec.mcs !== true) {
       problems.push(`${where}: serviceExports applies only to a link with mcs: true (ServiceExport objects feed MCS output); set mcs: true or remove serviceExports`);
     }
+    if (spec.adoptLinkerdMirrors === true && spec.mcs === true) {
+      problems.push(`${where}: adoptLinkerdMirrors takes over Linkerd's mirror Services, but an mcs link writes ServiceImports instead; migrate with a Linkerd-mirror link first (docs/migrate-from-linkerd-controller.md), or remove adoptLinkerdMirrors`);
+    }
     for (const [from, to] of Object.entries(spec.namespaceMap ?? {})) {
       for (const [what, ns] of [['key', from], ['value', to]] as const) {
         const p = dnsLabelProblem(ns);

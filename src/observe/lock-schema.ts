@@ -141,7 +141,7 @@ const targetSnapshot = z.strictObject({
 });
 
 /** A Service of a source that a mirror's name could take. */
-export const foreignServiceSchema = z.strictObject({ namespace, name: serviceName });
+export const foreignServiceSchema = z.strictObject({ namespace, name: serviceName, linkerdCluster: checked<string>((v) => dns1123LabelProblem(v, 'cluster name')).optional(), clusterIP: ip.optional() });
 
 /** A live Service of a source inside its pinned range. */
 export const pinnedRangeServiceSchema = z.strictObject({ namespace, name: serviceName, ip, managed: z.boolean() });

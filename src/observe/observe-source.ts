@@ -2,9 +2,12 @@
  * Observes one cluster in its role as a link source: what compile must check mirrors against, its
  * own federated members, and its own StatefulSets that join `-global`.
  */
+import { isIP } from 'node:net';
+import { HEADLESS_MIRROR_SVC_NAME_LABEL, MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL } from '../contract/linkerd.js';
 import { GLOBAL_LABEL, GLOBAL_VALUE, MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
 import { selectorMatches, selectorToQuery, type LabelSelector } from '../model/label-selector.js';
 import { canonicalIp, parseIpRange, rangeContains } from '../util/ip-range.js';
+import { dns1123LabelProblem } from '../util/k8s-names.js';
 import { compareBy, sortedUnique } from '../util/order.js';
 import type { ClusterClient } from './cluster-client.js';
 import type { ForeignService, ObservedService, PinnedRangeService, SourceSnapshot } from '../snapshot/snapshot.js';
@@ -25,6 +28,20 @@ export interface SourceObservationProps {
   readonly mcsSource?: boolean;
   /** Receives one warning per object left out because the apiserver returned an invalid name or field. @default dropped */
   readonly onSkipped?: (warning: string) => void;
+}
+
+/**
+ * What marks `svc` as a mirror Linkerd's service-mirror controller wrote (contract §2.2, §2.5): the
+ * labels `mirrored-service=true` and `cluster-name=<target>`; with its ClusterIP (absent for a
+ * headless one), which an adopted per-pod mirror must keep. Nothing for any other Service.
+ */
+function linkerdMirrorOf(svc: { metadata?: { labels?: Record<string, string> }; spec?: { clusterIP?: string } }): { linkerdCluster?: string; clusterIP?: string } {
+  const labels = svc.metadata?.labels ?? {};
+  const cluster = labels[REMOTE_CLUSTER_NAME_LABEL];
+  // A label value that is no cluster name cannot name a link target: the Service stays a plain foreign one.
+  if (labels[MIRRORED_RESOURCE_LABEL] !== 'true' || cluster === undefined || dns1123LabelProblem(cluster, 'cluster name') !== undefined) return {};
+  const ip = svc.spec?.clusterIP;
+  return { linkerdCluster: cluster, ...(typeof ip === 'string' && isIP(ip) !== 0 ? { clusterIP: canonicalIp(ip) } : {}) };
 }
 
 /**
@@ -54,14 +71,16 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
     const namespace = svc.metadata?.namespace ?? '';
     const ours = svc.metadata?.labels?.[MANAGED_LABEL] === MANAGED_VALUE;
     if (range) {
+      // Our per-pod mirrors count wherever their IP lies: one adopted from Linkerd's controller keeps the IP the source gave it, outside the range too.
+      const ourPerPod = ours && svc.metadata?.labels?.[HEADLESS_MIRROR_SVC_NAME_LABEL] !== undefined;
       for (const ip of serviceClusterIPs(svc)) {
-        if (rangeContains(range, ip)) inRange.push({ namespace, name, ip: canonicalIp(ip), managed: ours });
+        if (rangeContains(range, ip) || ourPerPod) inRange.push({ namespace, name, ip: canonicalIp(ip), managed: ours });
       }
     }
     // Our own objects are never members, and never foreign: a custom selector on a copied label could match them.
     if (ours) continue;
     if (selectorMatches(props.localFederatedSelector, svc.metadata?.labels ?? {})) members.push(toObservedService(svc));
-    if (suffixes.some((s) => name.endsWith(s))) foreign.push({ namespace, name });
+    if (suffixes.some((s) => name.endsWith(s))) foreign.push({ namespace, name, ...linkerdMirrorOf(svc) });
     if (svc.metadata?.labels?.[GLOBAL_LABEL] === GLOBAL_VALUE && svc.spec?.clusterIP === 'None' && validServices(cluster, [toObservedService(svc)], []).length === 1) {
       const pods = await observePodEndpoints(client, namespace, name);
       globalMembers.push({ ...toObservedService(svc), ...pods, selector: serviceSelector(svc) });

@@ -124,6 +124,15 @@ export interface TargetSnapshot {
 export interface ForeignService {
   readonly namespace: string;
   readonly name: string;
+  /**
+   * Written by Linkerd's service-mirror controller: the value of its `mirror.linkerd.io/cluster-name`
+   * label, on a Service also labelled `mirror.linkerd.io/mirrored-service=true`. A link to that
+   * target with `adoptLinkerdMirrors` takes the Service over instead of refusing its name.
+   * Absent for any other Service.
+   */
+  readonly linkerdCluster?: string;
+  /** Its ClusterIP, when it has one (not `None`) and {@link linkerdCluster} is set: an adopted per-pod mirror keeps it. */
+  readonly clusterIP?: string;
 }
 
 /** A live Service of a source whose ClusterIP lies in the source's pinned range. */
@@ -143,7 +152,11 @@ export interface SourceSnapshot {
   readonly foreignServices: readonly ForeignService[];
   /** MCS ServiceImports not written by this compiler (another controller owns them), sorted; absent when none, or when no MCS link mirrors into the cluster. */
   readonly foreignServiceImports?: readonly ForeignService[];
-  /** Live Services holding an IP of the cluster's `pinnedServiceIPRange`, sorted by IP text; absent when no range is declared. */
+  /**
+   * Live Services holding an IP of the cluster's `pinnedServiceIPRange`, and this compiler's per-pod
+   * mirrors wherever their IP lies (one adopted from Linkerd's controller keeps the IP the source gave
+   * it), sorted by IP text; absent when no range is declared.
+   */
   readonly pinnedRangeServices?: readonly PinnedRangeService[];
   /** The source's own headless services labelled `mirrorc.io/global=true`, with hostnames and selector; absent when none. */
   readonly globalMembers?: readonly ObservedService[];

@@ -4,6 +4,8 @@
  * live Services observed in the range.
  *
  * Rules, in order, per Service:
+ * 0. A per-pod mirror taken over from Linkerd's controller (`adopted`) keeps the ClusterIP the
+ *    source gave it, inside the range or not: a ClusterIP can never change in place.
  * 1. A live Service of ours with that name keeps its IP: a ClusterIP can never change in place.
  * 2. Otherwise the previous run's IP is kept, so an IP never moves between runs; if another live
  *    Service now holds it, that is a collision, reported through `onFailure` (never a silent clash
@@ -36,6 +38,8 @@ export interface PinnedIPInput {
   readonly previous: Readonly<Record<string, string>>;
   /** Live Services in the range; undefined when the source was never observed. */
   readonly live: readonly PinnedRangeService[] | undefined;
+  /** ClusterIPs of per-pod mirrors adopted from Linkerd's controller, `namespace/name` → IP, read from the source. @default none */
+  readonly adopted?: Readonly<Record<string, string>>;
   /** Receives each request that gets no usable IP, with the reason. @default an error in `diagnostics` */
   readonly onFailure?: (request: PinnedServiceRequest, message: string) => void;
 }
@@ -56,10 +60,16 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
   const requests = [...input.requests].sort((a, b) => compareStrings(pinnedKey(a.namespace, a.name), pinnedKey(b.namespace, b.name)));
 
   const allocation = new Map<string, string>();
-  const taken = new Set<string>([...liveByIp.keys(), ...Object.values(input.previous).map(canonicalIp)]);
+  const adopted = input.adopted ?? {};
+  const taken = new Set<string>([...liveByIp.keys(), ...Object.values(input.previous).map(canonicalIp), ...Object.values(adopted).map(canonicalIp)]);
   const pending: PinnedServiceRequest[] = [];
   for (const request of requests) {
     const key = pinnedKey(request.namespace, request.name);
+    const adoptedIp = adopted[key];
+    if (adoptedIp !== undefined) {
+      allocation.set(key, canonicalIp(adoptedIp));
+      continue;
+    }
     const liveIp = ourLiveByKey.get(key);
     if (liveIp !== undefined) {
       allocation.set(key, liveIp);

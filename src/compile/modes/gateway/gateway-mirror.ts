@@ -38,6 +38,13 @@ export interface GatewayMirrorProps {
    * @default 'ready'
    */
   readonly endpoints?: MirrorEndpoints;
+  /**
+   * Leave the Endpoints without `endpointslice.kubernetes.io/skip-mirror`, so that Kubernetes'
+   * EndpointSlice mirroring keeps (or makes) its own slice of them beside mirrorc's: while a link
+   * adopts Linkerd's mirrors, that slice is what the data plane reads until mirrorc's slices are live.
+   * @default false: mirrorc's slices are the only ones
+   */
+  readonly keepKubernetesSlices?: boolean;
 }
 
 /** The three forms of a gateway mirror's endpoints; see {@link GatewayMirrorProps.endpoints}. */
@@ -76,7 +83,7 @@ export class GatewayMirror extends Construct {
         name,
         namespace,
         // skip-mirror: we write the EndpointSlices ourselves; mirroring these Endpoints would duplicate them.
-        labels: { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' },
+        labels: props.keepKubernetesSlices === true ? { ...props.labels } : { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' },
         annotations: endpointAnnotations,
       },
       ...subsets,

@@ -29,6 +29,7 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
     namespace,
     origin,
     mode: 'gateway',
+    adoptsLinkerdMirrorsOf: link.adoptLinkerdMirrors === true ? link.target : undefined,
     serviceNames: [name],
     render: (scope) =>
       new GatewayMirror(scope, `${namespace}.${name}`, {
@@ -40,6 +41,7 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
         gateway,
         remoteFqName: fqName,
         endpoints: mirrorEndpoints(request),
+        keepKubernetesSlices: link.adoptLinkerdMirrors === true,
       }),
   };
 }

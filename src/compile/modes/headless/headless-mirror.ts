@@ -40,6 +40,13 @@ export interface HeadlessRootMirrorProps {
   readonly remoteFqName: string;
   /** The target gateway's identity. @default none */
   readonly gatewayIdentity?: string;
+  /**
+   * Leave the Endpoints without `endpointslice.kubernetes.io/skip-mirror`, so that Kubernetes'
+   * EndpointSlice mirroring keeps (or makes) its own slice of them beside mirrorc's: while a link
+   * adopts Linkerd's mirrors, that slice is what the data plane reads until mirrorc's slices are live.
+   * @default false: mirrorc's slices are the only ones
+   */
+  readonly keepKubernetesSlices?: boolean;
 }
 
 /** Headless Service + Endpoints + one EndpointSlice per address family. */
@@ -59,7 +66,7 @@ export class HeadlessRootMirror extends Construct {
     const ports = podEndpointPorts(props.endpointPorts);
 
     new k8s.KubeEndpoints(this, 'endpoints', {
-      metadata: { name, namespace, labels: { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' }, annotations },
+      metadata: { name, namespace, labels: props.keepKubernetesSlices === true ? { ...props.labels } : { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' }, annotations },
       // No pods (every one left out as not ready): no subsets, since a subset needs an address.
       ...(pods.length > 0 ? { subsets: [{ addresses: pods.map((p) => ({ hostname: p.hostname, ip: p.ip })), ports }] } : {}),
     });

@@ -64,6 +64,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
     namespace: service.namespace,
     origin,
     mode: 'headless',
+    adoptsLinkerdMirrorsOf: link.adoptLinkerdMirrors === true ? link.target : undefined,
     serviceNames: [name, ...pods.map((p) => p.serviceName)],
     pinnedServiceNames: pods.map((p) => p.serviceName),
     joinsGlobal: link.globalServices || service.labels[GLOBAL_LABEL] === GLOBAL_VALUE,
@@ -79,6 +80,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
         pods: pods.map((p) => ({ hostname: p.hostname, ip: context.pinnedIP(service.namespace, p.serviceName) })),
         remoteFqName: fqName,
         ...(gateway.identity ? { gatewayIdentity: gateway.identity } : {}),
+        keepKubernetesSlices: link.adoptLinkerdMirrors === true,
       });
       for (const pod of pods) {
         const podFqName = remotePodFqName(pod.hostname, service.name, service.namespace, target.clusterDomain);
@@ -93,6 +95,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
           clusterIP: context.pinnedIP(service.namespace, pod.serviceName),
           // A per-pod mirror follows the gateway's health but not the service's readiness (as in Linkerd).
           endpoints: gatewayEndpoints(request),
+          keepKubernetesSlices: link.adoptLinkerdMirrors === true,
         });
       }
     },

@@ -18,6 +18,7 @@ export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: D
     namespace: service.namespace,
     origin,
     mode: 'remote-discovery',
+    adoptsLinkerdMirrorsOf: link.adoptLinkerdMirrors === true ? link.target : undefined,
     serviceNames: [name],
     render: (scope) =>
       new RemoteDiscoveryMirror(scope, `${service.namespace}.${name}`, {

@@ -1,0 +1,130 @@
+/**
+ * Adoption of the mirrors Linkerd's service-mirror controller wrote (link `adoptLinkerdMirrors`):
+ * which foreign names a link takes over, which it still refuses and why, the ClusterIPs adopted
+ * per-pod mirrors keep, and the Endpoints left to Kubernetes' EndpointSlice mirroring meanwhile.
+ * The end-to-end takeover on real apiservers is test/integration/linkerd-takeover.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { App } from 'cdk8s';
+import { Cluster, Fleet, FleetDefinitionError, Link } from '../../src/model/index.js';
+import type { ForeignService, PinnedRangeService } from '../../src/snapshot/snapshot.js';
+import { compileObjects, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
+
+const RANGE = '10.96.0.0/28';
+
+function fleet(adopt: boolean, range?: string) {
+  return spec((f) => {
+    const london = new Cluster(f, 'london', range !== undefined ? { pinnedServiceIPRange: range } : {});
+    new Link(f, 'london-paris', { source: london, target: new Cluster(f, 'paris'), ...(adopt ? { adoptLinkerdMirrors: true } : {}) });
+  });
+}
+
+/** A Service Linkerd's controller wrote in london for target `cluster`. */
+function linkerdMirror(namespace: string, name: string, cluster: string, clusterIP?: string): ForeignService {
+  return { namespace, name, linkerdCluster: cluster, ...(clusterIP !== undefined ? { clusterIP } : {}) };
+}
+
+describe('adopting the mirrors of Linkerd\'s service-mirror controller', () => {
+  test('without adoptLinkerdMirrors a Linkerd-written mirror is refused, and the message says how to adopt it', () => {
+    // GIVEN london holds web-paris, written by Linkerd's controller for paris
+    const snap = snapshot({ paris: target([service('shop', 'web')]) }, { london: source(['shop'], [linkerdMirror('shop', 'web-paris', 'paris', '10.96.200.7')]) });
+    // WHEN compiled without adoption
+    const { objects, result } = compileObjects(fleet(false), snap);
+    // THEN the mirror is skipped with a warning naming Linkerd's controller and the setting
+    assert.equal(objects.has('london/Service/shop/web-paris'), false);
+    assert.ok(result.warnings.some((w) => /not written by mirrorc; it is a mirror written by Linkerd's service-mirror controller for target "paris": to take it over in place, set adoptLinkerdMirrors: true/.test(w)), result.warnings.join('\n'));
+  });
+
+  test('with adoptLinkerdMirrors the same Service is written under its name, with no clusterIP, and plan says it is adopted', () => {
+    // GIVEN the same Linkerd mirror
+    const snap = snapshot({ paris: target([service('shop', 'web')]) }, { london: source(['shop'], [linkerdMirror('shop', 'web-paris', 'paris', '10.96.200.7')]) });
+    // WHEN compiled with adoption
+    const { objects, result } = compileObjects(fleet(true), snap);
+    // THEN web-paris is written without a clusterIP (the live one stays), no warning about it
+    const svc = objects.get('london/Service/shop/web-paris');
+    assert.ok(svc, 'the adopted mirror is written');
+    assert.equal(svc.spec.clusterIP, undefined);
+    assert.deepEqual(result.warnings.filter((w) => w.includes('web-paris')), []);
+    assert.ok(result.planRows.some((r) => r.includes("adopted from Linkerd's service-mirror controller: london: 1 Service taken over in place (shop/web-paris)")), result.planRows.join('\n'));
+    // AND its Endpoints leave Kubernetes' mirrored slice in place (no skip-mirror) while mirrorc's own slice exists too
+    const ep = objects.get('london/Endpoints/shop/web-paris');
+    assert.equal(ep.metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined);
+    assert.ok(objects.get('london/EndpointSlice/shop/web-paris-ipv4'));
+  });
+
+  test('adoption takes only mirrors Linkerd wrote for the link\'s own target; other foreign Services are still refused', () => {
+    // GIVEN web-paris written by Linkerd for another target name, and api-paris a plain Service of a team
+    const snap = snapshot(
+      { paris: target([service('shop', 'web'), service('shop', 'api')]) },
+      { london: source(['shop'], [linkerdMirror('shop', 'web-paris', 'rome', '10.96.200.7'), { namespace: 'shop', name: 'api-paris' }]) },
+    );
+    // WHEN compiled with adoption
+    const { objects, result } = compileObjects(fleet(true), snap);
+    // THEN neither is taken over
+    assert.equal(objects.has('london/Service/shop/web-paris'), false);
+    assert.equal(objects.has('london/Service/shop/api-paris'), false);
+    assert.ok(result.warnings.some((w) => w.includes('shop/api-paris, which already exists in "london" and was not written by mirrorc; rename')));
+    assert.ok(result.warnings.some((w) => w.includes('written by Linkerd\'s service-mirror controller for target "rome"')));
+  });
+
+  test('adopted per-pod mirrors keep the ClusterIPs the source gave them, outside the pinned range too; new pods get range IPs', () => {
+    // GIVEN Linkerd mirrored kafka per pod in london: kafka-0-paris got 10.96.123.45 (outside the range), kafka-paris is headless
+    const kafka = statefulService('data', 'kafka', ['kafka-0', 'kafka-1']);
+    const foreign = [linkerdMirror('data', 'kafka-paris', 'paris'), linkerdMirror('data', 'kafka-0-paris', 'paris', '10.96.123.45')];
+    const snap = snapshot({ paris: target([kafka]) }, { london: { ...source(['data'], foreign), pinnedRangeServices: [] } });
+    // WHEN compiled with adoption
+    const { objects, result } = compileObjects(fleet(true, RANGE), snap);
+    // THEN kafka-0-paris keeps its IP, kafka-1-paris (new) gets the first free one of the range, and the lock records both
+    assert.deepEqual(result.pinnedServiceIPs.london, { 'data/kafka-0-paris': '10.96.123.45', 'data/kafka-1-paris': '10.96.0.1' });
+    assert.equal(objects.get('london/Service/data/kafka-0-paris').spec.clusterIP, '10.96.123.45');
+    // AND the headless mirror lists the kept IP for kafka-0
+    const ep = objects.get('london/Endpoints/data/kafka-paris');
+    assert.deepEqual(ep.subsets[0].addresses, [{ hostname: 'kafka-0', ip: '10.96.123.45' }, { hostname: 'kafka-1', ip: '10.96.0.1' }]);
+    assert.equal(ep.metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined);
+  });
+
+  test('once applied (now mirrorc\'s), an adopted per-pod mirror outside the range keeps its IP on later runs', () => {
+    // GIVEN the next run: kafka-0-paris is ours now, observed outside the range, and the lock holds its IP
+    const kafka = statefulService('data', 'kafka', ['kafka-0']);
+    const live: PinnedRangeService[] = [{ namespace: 'data', name: 'kafka-0-paris', ip: '10.96.123.45', managed: true }];
+    const snap = {
+      ...snapshot({ paris: target([kafka]) }, { london: { ...source(['data']), pinnedRangeServices: live } }),
+      pinnedServiceIPs: { london: { 'data/kafka-0-paris': '10.96.123.45' } },
+    };
+    // WHEN compiled with adoption turned off again
+    const { result } = compileObjects(fleet(false, RANGE), snap);
+    // THEN the IP does not move into the range (a ClusterIP cannot change in place)
+    assert.deepEqual(result.pinnedServiceIPs.london, { 'data/kafka-0-paris': '10.96.123.45' });
+  });
+
+  test('a mirror whose headlessness differs from Linkerd\'s is refused with the reason, since clusterIP cannot change', () => {
+    // GIVEN Linkerd mirrored kafka headless (its headless support on) but london declares no pinned range,
+    //   and mirrored db as a ClusterIP Service (headless support off) while mirrorc mirrors it per pod
+    const kafka = statefulService('data', 'kafka', ['kafka-0']);
+    const db = statefulService('data', 'db', ['db-0']);
+    const noRange = compileObjects(fleet(true), snapshot({ paris: target([kafka]) }, { london: source(['data'], [linkerdMirror('data', 'kafka-paris', 'paris')]) }));
+    const withRange = compileObjects(fleet(true, RANGE), snapshot({ paris: target([db]) }, { london: { ...source(['data'], [linkerdMirror('data', 'db-paris', 'paris', '10.96.50.1')]), pinnedRangeServices: [] } }));
+    // THEN both are skipped with a message that says what to do or why
+    assert.equal(noRange.objects.has('london/Service/data/kafka-paris'), false);
+    assert.ok(noRange.result.warnings.some((w) => /headless Service data\/kafka-paris \(clusterIP None\).*declare pinnedServiceIPRange on cluster "london"/.test(w)), noRange.result.warnings.join('\n'));
+    assert.equal(withRange.objects.has('london/Service/data/db-paris'), false);
+    assert.ok(withRange.result.warnings.some((w) => /with ClusterIP 10\.96\.50\.1 \(its headless support was off\)/.test(w)), withRange.result.warnings.join('\n'));
+  });
+
+  test('adoptLinkerdMirrors on an mcs link is a fleet error', () => {
+    const f = new Fleet(new App({ outdir: 'unused' }), 'fleet');
+    new Link(f, 'l', { source: new Cluster(f, 'london'), target: new Cluster(f, 'paris'), mcs: true, adoptLinkerdMirrors: true });
+    const error = (() => {
+      try {
+        f.toSpec();
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    assert.ok(error instanceof FleetDefinitionError, String(error));
+    const problems = error.problems;
+    assert.ok(problems.some((p) => p.includes('adoptLinkerdMirrors takes over Linkerd\'s mirror Services, but an mcs link writes ServiceImports')), problems.join('\n'));
+  });
+});
