@@ -35,7 +35,7 @@ describe('every list past one page, against a real API server', () => {
   let fleet: KubeFleet | undefined;
 
   before(async (t) => {
-    fleet = await kubeFleetForTests(t as never, ['london', 'paris'], { readerRules: observationRules({ source: true, target: true, mcsTarget: true }) });
+    fleet = await kubeFleetForTests(t as never, ['london', 'paris'], { readerRules: observationRules({ source: true, target: true, mcsTarget: true, mcsSource: true }) });
     if (!fleet) return;
     for (const crd of ['mcs-serviceimports-crd.yaml', 'mcs-serviceexports-crd.yaml']) await fleet.kubectl('paris', ['apply', '--server-side', '-f', `test/fixtures/crds/mcs/${crd}`]);
     await fleet.kubectl('paris', ['wait', '--for=condition=Established', 'crd/serviceexports.multicluster.x-k8s.io', '--timeout=60s']);

@@ -26,7 +26,7 @@ describe('MCS-API output against real API servers', () => {
   let fleet: KubeFleet | undefined;
 
   before(async (t) => {
-    fleet = await kubeFleetForTests(t as never, ['london', 'paris', 'rome'], { readerRules: observationRules({ source: true, target: true, mcsTarget: true }) });
+    fleet = await kubeFleetForTests(t as never, ['london', 'paris', 'rome'], { readerRules: observationRules({ source: true, target: true, mcsTarget: true, mcsSource: true }) });
     if (!fleet) return;
     // GIVEN the upstream MCS CRDs in london, and shop/orders exported by paris and rome
     for (const crd of ['mcs-serviceimports-crd.yaml', 'mcs-serviceexports-crd.yaml']) await fleet.kubectl('london', ['apply', '--server-side', '-f', `test/fixtures/crds/mcs/${crd}`]);
