@@ -63,7 +63,7 @@ export class Fleet extends Construct {
     const links = this.links;
     const exports = this.explicitExports;
     const deliveries = this.node.findAll().filter((c): c is GitOpsDelivery => GitOpsDelivery.isGitOpsDelivery(c));
-    const problems = [...fleetProblems(clusters, links, exports), ...deliveryProblems(deliveries)];
+    const problems = [...fleetProblems(clusters, links, exports), ...deliveryProblems(deliveries, clusters.map((c) => c.name))];
     if (problems.length > 0) throw new FleetDefinitionError(problems);
     return {
       clusters: clusters.map((c) => c.toSpec()).sort(compareBy((c) => c.name)),

@@ -91,7 +91,7 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
     strict: props.strict ?? false,
     previousOwners: previousOwnerLookup(props.previous ?? new Map()),
   });
-  const delivery = deliveryTree(spec);
+  const delivery = deliveryTree(spec, compiled.tree);
   return {
     output: compiled.tree,
     ...(delivery ? { delivery } : {}),
