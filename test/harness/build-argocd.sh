@@ -15,8 +15,9 @@
 #
 # Why a wrapper module: `go install github.com/argoproj/argo-cd/v3/cmd@v3.6.1` is refused because
 # argo-cd's go.mod has replace directives (one of them to its local ./gitops-engine folder). A module
-# that requires it, repeats those replaces and points ./gitops-engine at the published
-# github.com/argoproj/argo-cd/gitops-engine/v3 of the same version builds it.
+# that requires it and repeats those replaces builds it; the ./gitops-engine replace becomes the
+# published github.com/argoproj/argo-cd/gitops-engine/v3 of the same version (3.6), or is dropped so
+# that the pseudo-version argo-cd requires is used (3.5: github.com/argoproj/argo-cd/gitops-engine).
 set -euo pipefail
 
 need_assets() {
@@ -72,7 +73,9 @@ REPLACES="$(awk '
   inblock && /^\)/ { inblock = 0; next }
   inblock && /=>/ { print; next }
   /^replace .*=>/ { sub(/^replace /, ""); print }
-' "$ADIR/go.mod" | sed 's#=> \./gitops-engine$#=> github.com/argoproj/argo-cd/gitops-engine/v3 v'"$VERSION"'#' | sed 's/^[[:space:]]*//')"
+' "$ADIR/go.mod" | sed 's/^[[:space:]]*//' \
+  | sed 's#^github.com/argoproj/argo-cd/gitops-engine/v3 => \./gitops-engine$#github.com/argoproj/argo-cd/gitops-engine/v3 => github.com/argoproj/argo-cd/gitops-engine/v3 v'"$VERSION"'#' \
+  | grep -v '=> \./gitops-engine$' || true)"
 {
   echo "module local/argocd"; echo
   echo "go $GOLINE"; echo

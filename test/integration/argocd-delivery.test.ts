@@ -338,8 +338,9 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     await timed('Endpoints address edit', () => fleet!.kubectl('london', ['patch', 'endpoints', 'web-paris', '-n', 'shop', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/subsets/0/addresses/0/ip', value: '198.18.0.2' }])]),
       async () => (await live('london', endpoints)).subsets[0].addresses[0].ip === endpoints.subsets[0].addresses[0].ip, () => argo!.refresh(app('london'), 'hard'));
     // A deleted EndpointSlice
+    const sliceUid = (await live('london', slice)).metadata.uid;
     await timed('EndpointSlice deletion', () => fleet!.kubectl('london', ['delete', 'endpointslice', 'web-paris-ipv4', '-n', 'shop', '--wait=false']),
-      async () => { try { return (await live('london', slice)).metadata.deletionTimestamp === undefined; } catch { return false; } });
+      async () => { try { return (await live('london', slice)).metadata.uid !== sliceUid; } catch { return false; } });
     await argo!.waitForApplication(app('london'), `be Synced at ${revision} again`, syncedAt(revision));
   });
 
