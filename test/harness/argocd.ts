@@ -289,7 +289,16 @@ async function installArgoCd(fleet: KubeFleet, hub: string, namespace: string, i
     throw new ArgoCdUnavailableError(`${installYaml} has no Application CRD or no argocd-cm`);
   }
   await fleet.kubectl(hub, ['apply', '--server-side', '--field-manager=argocd-install', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: crds }));
-  await fleet.kubectl(hub, ['wait', '--for=condition=Established', '--timeout=120s', ...crds.map((c) => `crd/${c!.metadata!.name}`)]);
+  // Polled rather than `kubectl wait`, which fails while a new CRD has no status conditions yet.
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (const crd of crds) {
+    for (;;) {
+      const conditions = (JSON.parse(await fleet.kubectl(hub, ['get', 'crd', crd!.metadata!.name!, '-o', 'jsonpath={.status.conditions}']) || '[]') as { type: string; status: string }[] | null) ?? [];
+      if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (Date.now() > deadline) throw new ArgoCdUnavailableError(`CRD ${crd!.metadata!.name} in ${hub} never became Established`);
+      await sleep(POLL_MS);
+    }
+  }
   await fleet.kubectl(hub, ['apply', '--server-side', '--field-manager=argocd-install', '-n', namespace, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: config }));
   // What argocd-server does at its first start.
   await fleet.kubectl(hub, ['patch', 'secret', 'argocd-secret', '-n', namespace, '--type=merge', '-p',
@@ -377,7 +386,7 @@ export async function startArgoCd(fleet: KubeFleet, props: ArgoCdProps): Promise
       const kubeconfig = path.join(dir, `kubeconfig-${cluster}.yaml`);
       fs.writeFileSync(kubeconfig, toYaml(await clusterKubeconfig(fleet, cluster)), { mode: 0o600 });
       started(new ManagedProcess(`kube-controller-manager (${cluster})`, path.join(kcmDir, 'kube-controller-manager'), [
-        `--kubeconfig=${kubeconfig}`, '--controllers=garbagecollector,resourcequota', '--leader-elect=false', '--secure-port=0',
+        `--kubeconfig=${kubeconfig}`, '--controllers=garbage-collector-controller,resourcequota-controller', '--leader-elect=false', '--secure-port=0',
         '--use-service-account-credentials=false', '--concurrent-gc-syncs=5',
       ], path.join(dir, `kube-controller-manager-${cluster}.log`), { ...process.env, GOMEMLIMIT: '256MiB' }));
     }
@@ -436,7 +445,7 @@ export async function startArgoCd(fleet: KubeFleet, props: ArgoCdProps): Promise
     const redisAddr = `127.0.0.1:${redisPort}`;
     const repoServer = started(inNamespace(ns, 'argocd-repo-server', argocd, [
       '--address', '127.0.0.1', '--port', String(repoPort), '--metrics-address', '127.0.0.1', '--metrics-port', String(repoMetrics),
-      '--redis', redisAddr, '--disable-tls', '--loglevel', 'info',
+      '--redis', redisAddr, '--disable-tls', '--client-ca-path=', '--loglevel', 'info',
     ], path.join(dir, 'argocd-repo-server.log'), env('argocd-repo-server')));
     await waitUntil('argocd-repo-server', [repoServer], () => listensInside(ns, repoPort));
     const repoAddr = `127.0.0.1:${repoPort}`;
