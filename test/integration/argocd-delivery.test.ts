@@ -145,10 +145,19 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     for (const o of objects) assertSubset(await live(cluster, o), o, `${cluster}: ${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`);
   };
 
-  /** Replaces argocd-cm by `manifest` (a whole ConfigMap) and restarts the controller, as the README says. */
+  /**
+   * Restarts the controller, as the README says after an argocd-cm change, and asks every Application
+   * for a hard refresh: a restarted controller compares an Application again only when it is asked
+   * to or at the periodic refresh (2–3 min), not at start.
+   */
+  const restartAndRefresh = async (): Promise<void> => {
+    await argo!.restartController();
+    for (const cluster of CLUSTERS) await argo!.refresh(app(cluster), 'hard');
+  };
+  /** Replaces argocd-cm by `manifest` (a whole ConfigMap), restarts and refreshes. */
   const setArgoCdCm = async (manifest: string): Promise<void> => {
     await argo!.kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=platform-team', '-f', '-'], manifest);
-    await argo!.restartController();
+    await restartAndRefresh();
   };
   const stockCm = (): string => {
     const cm = parse(stockArgoCdCm);
@@ -218,12 +227,11 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
         await t.test(form, async () => {
           // GIVEN the stock argocd-cm: Endpoints and EndpointSlices hidden
           await setArgoCdCm(stockCm());
-          await argo!.refresh(app('london'), 'hard');
           await argo!.waitForApplication(app('london'), 'report ExcludedResourceWarning', (a) => excluded(a) && endpointKinds(a).length === 0);
           // WHEN the platform team applies the change in this form (and restarts the controller)
           const manifest = await change();
           if (manifest) await argo!.kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=platform-team', '-f', '-'], manifest);
-          await argo!.restartController();
+          await restartAndRefresh();
           // THEN every Application is Synced and Healthy, nothing OutOfSync, the endpoint kinds are in and equal git
           for (const cluster of CLUSTERS) {
             const a = await argo!.waitForApplication(app(cluster), `be Synced/Healthy at ${revision} with endpoints shown`, (x) => syncedAt(revision)(x) && !excluded(x));
