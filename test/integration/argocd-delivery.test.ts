@@ -89,6 +89,10 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
   let skip: string | undefined;
   let stockArgoCdCm = '';
 
+  // The harness's processes do not keep the event loop alive (they are unref'd): awaiting one's exit
+  // (stopping rome) with nothing else pending would end the test process. This timer keeps it alive.
+  const keepAlive = setInterval(() => undefined, 60_000);
+
   before(async (t) => {
     fleet = await kubeFleetForTests(t as never, [...CLUSTERS], { readerRules: observationRules({ source: true, target: true }) });
     if (!fleet) {
@@ -111,6 +115,7 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
   });
 
   after(async () => {
+    clearInterval(keepAlive);
     await argo?.stop();
     await fleet?.stop();
     ws?.remove();
