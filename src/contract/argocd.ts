@@ -17,3 +17,14 @@ export const ARGOCD_API_VERSION = 'argoproj.io/v1alpha1';
 export const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
 /** {@link SYNC_OPTIONS_ANNOTATION} value: never prune this object, even when it leaves git. */
 export const SYNC_OPTION_NO_PRUNE = 'Prune=false';
+/** Per-Application (or per-object) comparison options annotation. */
+export const COMPARE_OPTIONS_ANNOTATION = 'argocd.argoproj.io/compare-options';
+/**
+ * {@link COMPARE_OPTIONS_ANNOTATION} value: diff through a server-side apply dry-run. Argo CD 3.1–3.5
+ * otherwise use the structured-merge diff, where an empty list against a null one is a known false OutOfSync.
+ */
+export const COMPARE_OPTION_SERVER_SIDE_DIFF = 'ServerSideDiff=true';
+/** Application annotation that asks for a refresh now (`normal` or `hard`: regenerate the manifests too). */
+export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
+/** Label of a Secret that registers a cluster in Argo CD. */
+export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';

@@ -1,7 +1,13 @@
-/** The Argo CD AppProject of the mirrors: only our repository, our clusters and the kinds we write. */
+/**
+ * The Argo CD AppProject of the mirrors: only our repository, our clusters, the kinds we write and,
+ * of the cluster-scoped kinds, only the names we write.
+ */
+import YAML from 'yaml';
 import { ARGOCD_API_VERSION } from '../contract/argocd.js';
-import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
-import type { ArgoCdDeliverySpec, DeliverySpec } from '../model/gitops-delivery.js';
+import { MANAGED_LABEL, MANAGED_VALUE, OBSERVER_NAME, OBSERVER_NAMESPACE } from '../contract/mirrorc.js';
+import type { FileTree } from '../emit/render-files.js';
+import { argoCdClusterName, type ArgoCdDeliverySpec, type DeliverySpec } from '../model/gitops-delivery.js';
+import { compareStrings } from '../util/order.js';
 
 /** One `group`/`kind` entry of an AppProject resource allow-list. */
 export interface GroupKind {
@@ -25,8 +31,43 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'multicluster.x-k8s.io', kind: 'ServiceImport' },
 ];
 
-/** The AppProject: the Applications of the ApplicationSet may deploy nothing else, anywhere else. */
-export function argoCdAppProject(delivery: DeliverySpec, argoCd: ArgoCdDeliverySpec, clusters: readonly string[]): object {
+/** One `group`/`kind`/`name` entry of an AppProject cluster resource allow-list (Argo CD reads `name` since 3.x, see the README). */
+export interface NamedGroupKind extends GroupKind {
+  readonly name: string;
+}
+
+/**
+ * The Namespaces the output creates (`createMissingNamespaces`): every `namespace-*.yaml` of the tree
+ * that holds a Namespace, by name, sorted. The reader identity's namespace is not among them.
+ */
+export function namespacesInOutput(tree: FileTree): string[] {
+  const names = new Set<string>();
+  for (const [file, text] of tree) {
+    if (!/(^|\/)namespace-[^/]+\.yaml$/.test(file)) continue;
+    const object = YAML.parse(text) as { kind?: unknown; metadata?: { name?: unknown } } | null;
+    if (object?.kind === 'Namespace' && typeof object.metadata?.name === 'string') names.add(object.metadata.name);
+  }
+  return [...names].sort(compareStrings);
+}
+
+/**
+ * The cluster-scoped objects the output may hold, by name: the reader identity's Namespace,
+ * ClusterRole and ClusterRoleBinding, and the Namespaces created for mirrors.
+ */
+export function clusterScopedAllowList(createdNamespaces: readonly string[]): NamedGroupKind[] {
+  const [namespace, clusterRole, clusterRoleBinding] = CLUSTER_SCOPED_KINDS as [GroupKind, GroupKind, GroupKind];
+  return [
+    ...[...new Set([OBSERVER_NAMESPACE, ...createdNamespaces])].sort(compareStrings).map((name) => ({ ...namespace, name })),
+    { ...clusterRole, name: OBSERVER_NAME },
+    { ...clusterRoleBinding, name: OBSERVER_NAME },
+  ];
+}
+
+/**
+ * The AppProject: the Applications of the ApplicationSet may deploy nothing else, anywhere else.
+ * `createdNamespaces`: the Namespaces the output creates ({@link namespacesInOutput}).
+ */
+export function argoCdAppProject(delivery: DeliverySpec, argoCd: ArgoCdDeliverySpec, clusters: readonly string[], createdNamespaces: readonly string[] = []): object {
   return {
     apiVersion: ARGOCD_API_VERSION,
     kind: 'AppProject',
@@ -34,8 +75,8 @@ export function argoCdAppProject(delivery: DeliverySpec, argoCd: ArgoCdDeliveryS
     spec: {
       description: 'Linkerd service mirrors compiled by mirrorc',
       sourceRepos: [delivery.repoUrl],
-      destinations: clusters.map((name) => ({ name, namespace: '*' })),
-      clusterResourceWhitelist: CLUSTER_SCOPED_KINDS.map((k) => ({ ...k })),
+      destinations: clusters.map((cluster) => ({ name: argoCdClusterName(argoCd, cluster), namespace: '*' })),
+      clusterResourceWhitelist: clusterScopedAllowList(createdNamespaces),
       namespaceResourceWhitelist: NAMESPACED_KINDS.map((k) => ({ ...k })),
     },
   };

@@ -6,6 +6,9 @@
  * delivery/argocd/applicationset-mirrorc.yaml
  * delivery/argocd/argocd-cm-patch.yaml                      # lets every Endpoints/EndpointSlice through
  * delivery/argocd/argocd-cm-patch-managed-endpoints-only.yaml # Argo CD with resource.selectors: only ours
+ * delivery/argocd/argocd-cm-values[-managed-endpoints-only].yaml  # the same as argo-cd Helm chart values (configs.cm)
+ * delivery/argocd/kustomize/<variant>/kustomization.yaml     # the same as a kustomize Component patching argocd-cm
+ * delivery/argocd/kustomize/<variant>/argocd-cm-patch.yaml
  * delivery/flux/<cluster>/kustomization-mirrorc.yaml
  * ```
  */
@@ -15,7 +18,7 @@ import { GENERATED_HEADER, renderObjectYaml, type FileTree } from '../emit/rende
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { compareStrings } from '../util/order.js';
 import { argoCdApplicationSet } from './argocd-application-set.js';
-import { argoCdAppProject } from './argocd-app-project.js';
+import { argoCdAppProject, namespacesInOutput } from './argocd-app-project.js';
 import { argoCdConfigMapChange, type ArgoCdConfigMapVariant } from './argocd-cm-change.js';
 import { fluxKustomization } from './flux-kustomization.js';
 import { observedClusters } from './observed-clusters.js';
@@ -26,8 +29,23 @@ export const ARGOCD_CM_PATCH_FILES: Readonly<Record<ArgoCdConfigMapVariant, stri
   'managed-endpoints-only': 'argocd-cm-patch-managed-endpoints-only.yaml',
 };
 
-/** Every file of `delivery/` (paths relative to it), sorted; empty when the fleet asks for no delivery. */
-export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<Record<string, string>>): FileTree {
+/** File name of each `argocd-cm` change variant as argo-cd Helm chart values, under `delivery/argocd/`. */
+export const ARGOCD_CM_VALUES_FILES: Readonly<Record<ArgoCdConfigMapVariant, string>> = {
+  'all-endpoints': 'argocd-cm-values.yaml',
+  'managed-endpoints-only': 'argocd-cm-values-managed-endpoints-only.yaml',
+};
+
+/** Folder of each `argocd-cm` change variant as a kustomize Component, under `delivery/argocd/`. */
+export const ARGOCD_CM_COMPONENT_DIRS: Readonly<Record<ArgoCdConfigMapVariant, string>> = {
+  'all-endpoints': 'kustomize/all-endpoints',
+  'managed-endpoints-only': 'kustomize/managed-endpoints-only',
+};
+
+/**
+ * Every file of `delivery/` (paths relative to it), sorted; empty when the fleet asks for no delivery.
+ * `output`: the `dist/` tree being written, for the Namespaces it creates (the AppProject allows those by name).
+ */
+export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<Record<string, string>>, output: FileTree = new Map()): FileTree {
   const delivery = fleet.delivery;
   const files: FileTree = new Map();
   if (!delivery) return files;
@@ -35,7 +53,7 @@ export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<
   const clusters = observedClusters(fleet).map((c) => c.name);
   if (delivery.argoCd) {
     const argoCd = delivery.argoCd;
-    files.set(`argocd/appproject-${argoCd.project}.yaml`, renderObjectYaml(argoCdAppProject(delivery, argoCd, clusters)));
+    files.set(`argocd/appproject-${argoCd.project}.yaml`, renderObjectYaml(argoCdAppProject(delivery, argoCd, clusters, namespacesInOutput(output))));
     files.set('argocd/applicationset-mirrorc.yaml', renderObjectYaml(argoCdApplicationSet(delivery, argoCd)));
     for (const [variant, file] of Object.entries(ARGOCD_CM_PATCH_FILES) as [ArgoCdConfigMapVariant, string][]) {
       const patch = {
@@ -45,6 +63,17 @@ export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<
         data: argoCdConfigMapChange(stockArgoCdData, variant),
       };
       files.set(`argocd/${file}`, renderWithBlockLiterals(patch));
+      // The same keys for an Argo CD installed with the argo-cd Helm chart, which renders configs.cm into argocd-cm.
+      files.set(`argocd/${ARGOCD_CM_VALUES_FILES[variant]}`, renderWithBlockLiterals({ configs: { cm: { ...patch.data } } }));
+      // ... and for one installed with kustomize: a Component that patches argocd-cm (files of a
+      // kustomization must lie inside its folder, so the patch is repeated there).
+      const component = ARGOCD_CM_COMPONENT_DIRS[variant];
+      files.set(`argocd/${component}/argocd-cm-patch.yaml`, renderWithBlockLiterals(patch));
+      files.set(`argocd/${component}/kustomization.yaml`, renderObjectYaml({
+        apiVersion: 'kustomize.config.k8s.io/v1alpha1',
+        kind: 'Component',
+        patches: [{ path: 'argocd-cm-patch.yaml' }],
+      }));
     }
   }
   if (delivery.flux) {

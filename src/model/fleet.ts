@@ -65,7 +65,7 @@ export class Fleet extends Construct {
     const exports = this.explicitExports;
     const deliveries = this.node.findAll().filter((c): c is GitOpsDelivery => GitOpsDelivery.isGitOpsDelivery(c));
     const limits = this.node.findAll().filter((c): c is StalenessLimit => StalenessLimit.isStalenessLimit(c));
-    const problems = [...fleetProblems(clusters, links, exports), ...deliveryProblems(deliveries), ...stalenessLimitProblems(limits)];
+    const problems = [...fleetProblems(clusters, links, exports), ...deliveryProblems(deliveries, clusters.map((c) => c.name)), ...stalenessLimitProblems(limits)];
     if (problems.length > 0) throw new FleetDefinitionError(problems);
     return {
       clusters: clusters.map((c) => c.toSpec()).sort(compareBy((c) => c.name)),

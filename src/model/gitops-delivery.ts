@@ -1,4 +1,5 @@
 import { redact } from '../util/redact.js';
+import { compareStrings } from '../util/order.js';
 import { Construct } from 'constructs';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../contract/argocd.js';
 import { DEFAULT_FLUX_NAMESPACE, DEFAULT_FLUX_SOURCE_NAME } from '../contract/flux.js';
@@ -17,6 +18,13 @@ export interface ArgoCdDeliveryProps {
    * @default false
    */
   readonly configMapChangeApplied?: boolean;
+  /**
+   * The name each fleet cluster is registered under in Argo CD (`argocd cluster list`), when it
+   * differs from the fleet's name, e.g. `{ london: 'prod-eu-west-1' }`. The Applications and the
+   * AppProject's destinations use it; a cluster not listed keeps its fleet name.
+   * @default - every cluster under its fleet name
+   */
+  readonly clusterNames?: Readonly<Record<string, string>>;
 }
 
 /** Flux delivery: one Kustomization per cluster, applied in that cluster's own Flux. */
@@ -48,6 +56,8 @@ export interface ArgoCdDeliverySpec {
   readonly namespace: string;
   readonly project: string;
   readonly configMapChangeApplied: boolean;
+  /** Fleet cluster → Argo CD cluster name, only where they differ (sorted by fleet name). */
+  readonly clusterNames: Readonly<Record<string, string>>;
 }
 
 /** Flux delivery with defaults applied. */
@@ -91,6 +101,11 @@ export class GitOpsDelivery extends Construct {
     this.props = props;
   }
 
+  /** `argoCd.clusterNames` as given (for validation). */
+  public get argoCdClusterNames(): unknown {
+    return this.props.argoCd?.clusterNames;
+  }
+
   /** The delivery with defaults applied, as plain data. */
   public toSpec(): DeliverySpec {
     const { argoCd, flux } = this.props;
@@ -104,6 +119,9 @@ export class GitOpsDelivery extends Construct {
           namespace: argoCd.namespace ?? DEFAULT_ARGOCD_NAMESPACE,
           project: argoCd.project ?? 'mirrorc',
           configMapChangeApplied: argoCd.configMapChangeApplied ?? false,
+          clusterNames: Object.fromEntries(Object.entries(argoCd.clusterNames ?? {})
+            .filter(([fleetName, argoName]) => fleetName !== argoName)
+            .sort(([a], [b]) => compareStrings(a, b))),
         },
       } : {}),
       ...(flux ? {
@@ -123,8 +141,42 @@ function repoUrlHasCredentials(url: string): boolean {
   return redact(withoutSshUser) !== withoutSshUser;
 }
 
+/** The Argo CD cluster name of fleet cluster `cluster` (its fleet name unless mapped). */
+export function argoCdClusterName(argoCd: ArgoCdDeliverySpec, cluster: string): string {
+  return argoCd.clusterNames[cluster] ?? cluster;
+}
+
+/** Problems of an `argoCd.clusterNames` mapping: unknown fleet clusters, unusable or shared Argo CD names. */
+function clusterNameProblems(where: string, clusterNames: unknown, fleetClusters: readonly string[]): string[] {
+  if (clusterNames === undefined) return [];
+  if (clusterNames === null || typeof clusterNames !== 'object' || Array.isArray(clusterNames)) {
+    return [`${where}: argoCd.clusterNames must map fleet cluster names to Argo CD cluster names, e.g. { london: 'prod-eu-west-1' }`];
+  }
+  const given = clusterNames as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const [fleetName, argoName] of Object.entries(given)) {
+    if (!fleetClusters.includes(fleetName)) {
+      problems.push(`${where}: argoCd.clusterNames names "${fleetName}", which is not a cluster of this fleet (${fleetClusters.join(', ') || 'none'})`);
+    }
+    // The names go through Argo CD's ApplicationSet templating: no template delimiters, no control characters.
+    if (typeof argoName !== 'string' || argoName.trim() !== argoName || argoName === '' || argoName.length > 253 ||
+      /[\u0000-\u001f\u007f]/.test(argoName) || argoName.includes('{{') || argoName.includes('}}')) {
+      problems.push(`${where}: argoCd.clusterNames.${fleetName} ${JSON.stringify(argoName)} is not an Argo CD cluster name; give the NAME column of \`argocd cluster list\``);
+    }
+  }
+  const byArgoName = new Map<string, string[]>();
+  for (const fleetName of fleetClusters) {
+    const argoName = Object.prototype.hasOwnProperty.call(given, fleetName) ? given[fleetName] : fleetName;
+    if (typeof argoName === 'string') byArgoName.set(argoName, [...(byArgoName.get(argoName) ?? []), fleetName]);
+  }
+  for (const [argoName, fleetNames] of byArgoName) {
+    if (fleetNames.length > 1) problems.push(`${where}: argoCd.clusterNames sends ${[...fleetNames].sort(compareStrings).join(' and ')} to the same Argo CD cluster "${argoName}"; each fleet cluster needs its own`);
+  }
+  return problems;
+}
+
 /** Every problem of the fleet's delivery constructs, in plain words; empty when they are valid. */
-export function deliveryProblems(deliveries: readonly GitOpsDelivery[]): string[] {
+export function deliveryProblems(deliveries: readonly GitOpsDelivery[], fleetClusters: readonly string[] = []): string[] {
   const problems: string[] = [];
   if (deliveries.length > 1) {
     problems.push(`delivery ${deliveries[1]!.node.path}: the fleet already has a GitOpsDelivery (${deliveries[0]!.node.path}); keep one`);
@@ -146,6 +198,7 @@ export function deliveryProblems(deliveries: readonly GitOpsDelivery[]): string[
     if (spec.argoCd) {
       if (!DNS_LABEL.test(spec.argoCd.namespace)) problems.push(`${where}: argoCd.namespace "${spec.argoCd.namespace}" is not a namespace name`);
       if (!DNS_LABEL.test(spec.argoCd.project)) problems.push(`${where}: argoCd.project "${spec.argoCd.project}" is not a DNS label`);
+      problems.push(...clusterNameProblems(where, delivery.argoCdClusterNames, fleetClusters));
     }
     if (spec.flux) {
       if (!DNS_LABEL.test(spec.flux.namespace)) problems.push(`${where}: flux.namespace "${spec.flux.namespace}" is not a namespace name`);

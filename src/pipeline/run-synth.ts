@@ -286,13 +286,13 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   mark('render');
   log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
   appendAll(warnings, deliveryWarnings(spec));
-  const delivery = deliveryTree(spec);
-  const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   for (const w of warnings) log.always(`warning: ${w}`);
 
   // A shard replaces only its own folders; every other path of the tree is carried over as it is.
   // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
   const tree = shard ? mergeShardTree(before, compiled, new Set([...shard, ...nonSourceClusters(spec)])) : compiled;
+  const delivery = deliveryTree(spec, tree);
+  const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   const changes = diffTrees(before, tree);
   const removals = options.confirmRemovals ? [] : largeRemovals(before, tree);
   const lockText = renderLockFile(snapshot);

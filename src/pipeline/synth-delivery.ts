@@ -25,9 +25,12 @@ export function chartsByCluster(charts: readonly (Chart & { readonly cluster: st
   return new Map([...byCluster.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }
 
-/** The `delivery/` tree the fleet asks for; undefined when it has no GitOpsDelivery (then `delivery/` is left alone). */
-export function deliveryTree(fleet: FleetSpec): FileTree | undefined {
-  return fleet.delivery ? renderDeliveryFiles(fleet, readStockArgoCdConfigMapData()) : undefined;
+/**
+ * The `delivery/` tree the fleet asks for; undefined when it has no GitOpsDelivery (then `delivery/` is left alone).
+ * `output`: the whole `dist/` tree being written.
+ */
+export function deliveryTree(fleet: FleetSpec, output: FileTree): FileTree | undefined {
+  return fleet.delivery ? renderDeliveryFiles(fleet, readStockArgoCdConfigMapData(), output) : undefined;
 }
 
 /** Writes `delivery/` (write mode) or reports whether it differs (plan/check); returns whether anything differs. */

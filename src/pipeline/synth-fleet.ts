@@ -92,7 +92,7 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
     previousOwners: previousOwnerLookup(props.previous ?? new Map()),
     previousMirrors: previousMirrorLookup(props.previous ?? new Map()),
   });
-  const delivery = deliveryTree(spec);
+  const delivery = deliveryTree(spec, compiled.tree);
   return {
     output: compiled.tree,
     ...(delivery ? { delivery } : {}),

@@ -7,7 +7,9 @@ import YAML from 'yaml';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { buildFleet } from '../../src/cli/load-fleet.js';
 import { runSynth } from '../../src/pipeline/run-synth.js';
-import { CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS } from '../../src/delivery/argocd-app-project.js';
+import { argoCdAppProject, CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS, namespacesInOutput } from '../../src/delivery/argocd-app-project.js';
+import { argoCdApplicationSet } from '../../src/delivery/argocd-application-set.js';
+import { ARGOCD_CM_COMPONENT_DIRS, ARGOCD_CM_PATCH_FILES, ARGOCD_CM_VALUES_FILES } from '../../src/delivery/delivery-files.js';
 import { argoCdConfigMapChange, argoCdConfigMapData, ArgoCdConfigMapError, withoutEndpointExclusion } from '../../src/delivery/argocd-cm-change.js';
 import { STOCK_ARGOCD_CM_FILE } from '../../src/delivery/stock-argocd-cm.js';
 import { readTree } from '../../src/emit/write-output.js';
@@ -64,6 +66,79 @@ describe('argocd-cm change', () => {
       assert.deepEqual(patch.data, argoCdConfigMapChange(data, variant), file);
     }
   });
+
+  test('the Helm values and the kustomize Component of each variant carry the same keys as its patch', () => {
+    for (const variant of ['all-endpoints', 'managed-endpoints-only'] as const) {
+      const patch = YAML.parse(readFileSync(`delivery/argocd/${ARGOCD_CM_PATCH_FILES[variant]}`, 'utf8'));
+      // The argo-cd chart renders configs.cm into argocd-cm's data.
+      assert.deepEqual(YAML.parse(readFileSync(`delivery/argocd/${ARGOCD_CM_VALUES_FILES[variant]}`, 'utf8')), { configs: { cm: patch.data } }, variant);
+      const dir = `delivery/argocd/${ARGOCD_CM_COMPONENT_DIRS[variant]}`;
+      const kustomization = YAML.parse(readFileSync(`${dir}/kustomization.yaml`, 'utf8'));
+      assert.equal(kustomization.kind, 'Component');
+      assert.deepEqual(kustomization.patches, [{ path: 'argocd-cm-patch.yaml' }]);
+      assert.deepEqual(YAML.parse(readFileSync(`${dir}/argocd-cm-patch.yaml`, 'utf8')), patch, variant);
+    }
+  });
+});
+
+describe('Argo CD templates', () => {
+  const spec = (argoCd: object, define?: (f: Fleet) => void) => {
+    const { fleet } = buildFleet((f) => {
+      const london = new Cluster(f, 'london');
+      new Link(f, 'l', { source: london, target: new Cluster(f, 'paris') });
+      define?.(f);
+      new GitOpsDelivery(f, 'delivery', { repoUrl: 'https://git.example/fleet.git', argoCd });
+    });
+    return fleet.toSpec();
+  };
+
+  test('every Application diffs server-side and retries a failed sync with backoff', () => {
+    const fleet = spec({});
+    const template = (argoCdApplicationSet(fleet.delivery!, fleet.delivery!.argoCd!) as any).spec.template;
+    assert.deepEqual(template.metadata.annotations, { 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' });
+    assert.deepEqual(template.spec.syncPolicy.retry, { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '3m' }, refresh: true });
+    assert.deepEqual(template.spec.syncPolicy.automated, { prune: true, selfHeal: true });
+  });
+
+  test('clusterNames maps fleet clusters to Argo CD names in the destinations; unmapped clusters keep theirs', () => {
+    const fleet = spec({ clusterNames: { london: 'prod-eu-west-1', paris: 'paris' } });
+    assert.deepEqual(fleet.delivery!.argoCd!.clusterNames, { london: 'prod-eu-west-1' });
+    const set = argoCdApplicationSet(fleet.delivery!, fleet.delivery!.argoCd!) as any;
+    assert.deepEqual(set.spec.generators[0].git.values, { london: 'prod-eu-west-1' });
+    assert.equal(set.spec.template.spec.destination.name, '{{ index .values .path.basename | default .path.basename }}');
+    const project = argoCdAppProject(fleet.delivery!, fleet.delivery!.argoCd!, ['london', 'paris']) as any;
+    assert.deepEqual(project.spec.destinations, [{ name: 'prod-eu-west-1', namespace: '*' }, { name: 'paris', namespace: '*' }]);
+    // Without a mapping the template is the plain folder name, as before.
+    const plain = spec({});
+    assert.equal((argoCdApplicationSet(plain.delivery!, plain.delivery!.argoCd!) as any).spec.template.spec.destination.name, '{{.path.basename}}');
+  });
+
+  test('a wrong clusterNames mapping is reported with what to do', () => {
+    assert.throws(() => spec({ clusterNames: { berlin: 'x', london: '{{ .path }}', paris: 'london' } }), (e: unknown) => {
+      assert.ok(e instanceof FleetDefinitionError);
+      const text = e.problems.join('\n');
+      assert.match(text, /argoCd.clusterNames names "berlin", which is not a cluster of this fleet \(london, paris\)/);
+      assert.match(text, /argoCd.clusterNames.london "\{\{ .path \}\}" is not an Argo CD cluster name/);
+      return true;
+    });
+    assert.throws(() => spec({ clusterNames: { paris: 'london' } }), /sends london and paris to the same Argo CD cluster "london"/);
+  });
+
+  test('the AppProject allows the cluster-scoped objects mirrorc writes by name only', () => {
+    const fleet = spec({});
+    const tree = new Map([
+      ['london/namespace-shop.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n'],
+      ['london/shop/service-namespace-x.yaml', 'apiVersion: v1\nkind: Service\nmetadata:\n  name: namespace-x\n  namespace: shop\n'],
+    ]);
+    assert.deepEqual(namespacesInOutput(tree), ['shop']);
+    const project = argoCdAppProject(fleet.delivery!, fleet.delivery!.argoCd!, ['london', 'paris'], namespacesInOutput(tree)) as any;
+    assert.deepEqual(project.spec.clusterResourceWhitelist, [
+      { group: '', kind: 'Namespace', name: 'mirrorc-system' },
+      { group: '', kind: 'Namespace', name: 'shop' },
+      { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'mirrorc-observer' },
+      { group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding', name: 'mirrorc-observer' },
+    ]);
+  });
 });
 
 describe('delivery output of synth', () => {
@@ -90,6 +165,9 @@ describe('delivery output of synth', () => {
       assert.deepEqual([...readTree(join(dir, 'delivery')).keys()], [
         'argocd/applicationset-mirrorc.yaml', 'argocd/appproject-mirrorc.yaml',
         'argocd/argocd-cm-patch-managed-endpoints-only.yaml', 'argocd/argocd-cm-patch.yaml',
+        'argocd/argocd-cm-values-managed-endpoints-only.yaml', 'argocd/argocd-cm-values.yaml',
+        'argocd/kustomize/all-endpoints/argocd-cm-patch.yaml', 'argocd/kustomize/all-endpoints/kustomization.yaml',
+        'argocd/kustomize/managed-endpoints-only/argocd-cm-patch.yaml', 'argocd/kustomize/managed-endpoints-only/kustomization.yaml',
         'flux/alpha/kustomization-mirrorc.yaml', 'flux/beta/kustomization-mirrorc.yaml',
       ]);
       assert.deepEqual([...new Set([...readTree(join(dir, 'dist')).keys()].map((p) => p.split('/')[0]))], ['alpha', 'beta']);
@@ -174,13 +252,17 @@ describe('reader RBAC in dist/', () => {
     ]);
   });
 
-  test('the AppProject allows every kind that dist/ holds, with the right scope', () => {
+  test('the AppProject allows every kind that dist/ holds, with the right scope, and every cluster-scoped name', () => {
+    const project = YAML.parse(readFileSync('delivery/argocd/appproject-mirrorc.yaml', 'utf8'));
     for (const [path, text] of readTree('dist')) {
       if (path.endsWith('kustomization.yaml')) continue;
       const object = YAML.parse(text);
       const group = object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '';
       const allowed = object.metadata.namespace ? NAMESPACED_KINDS : CLUSTER_SCOPED_KINDS;
       assert.ok(allowed.some((k) => k.group === group && k.kind === object.kind), `${path}: ${group}/${object.kind}`);
+      if (!object.metadata.namespace) {
+        assert.ok(project.spec.clusterResourceWhitelist.some((k: any) => k.group === group && k.kind === object.kind && k.name === object.metadata.name), `${path}: ${object.metadata.name} allowed by name`);
+      }
     }
   });
 });
