@@ -1,17 +1,40 @@
 /**
- * The Argo CD ApplicationSet: a git directory generator over `<outputPath>/*` makes one
- * Application per cluster folder, deployed to the Argo CD cluster of the same name, with prune on.
+ * The Argo CD ApplicationSet: a git files generator over `<delivery>/argocd/clusters/*.yaml` (one
+ * file per cluster: its name and the paths of its delivery units) makes one Application
+ * `mirrorc-<cluster>` per cluster, deployed to the Argo CD cluster of the same name, with prune on.
+ * Its sources are the cluster's unit folders, each rendered by the repo-server on its own (bounded
+ * by the unit size), while the cluster stays one Application: a mirror that moves between units
+ * keeps its tracking id, so Argo CD never prunes it (docs/delivery-units.md).
  */
 import { ARGOCD_API_VERSION } from '../contract/argocd.js';
 import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
 import type { ArgoCdDeliverySpec, DeliverySpec } from '../model/gitops-delivery.js';
+import { deliveryRepoPath } from './flux-kustomization.js';
 
 /** Name of the ApplicationSet, and prefix of the Applications it generates (`mirrorc-<cluster>`). */
 export const APPLICATION_SET_NAME = 'mirrorc';
+/** Folder under `delivery/argocd/` of the generator's per-cluster files. */
+export const ARGOCD_CLUSTERS_FOLDER = 'clusters';
+
+/** The generator file of one cluster: the parameters of its Application. */
+export function argoCdClusterFile(delivery: DeliverySpec, cluster: string, units: readonly string[]): object {
+  return { cluster, paths: units.map((u) => `${delivery.outputPath}/${cluster}/${u}`) };
+}
 
 /** The ApplicationSet (goTemplate syntax; `missingkey=error` turns a typo into an error, not an empty string). */
 export function argoCdApplicationSet(delivery: DeliverySpec, argoCd: ArgoCdDeliverySpec): object {
   const labels = { [MANAGED_LABEL]: MANAGED_VALUE };
+  // One source per unit folder; JSON strings are YAML, so the URL and revision need no escaping.
+  const templatePatch = [
+    'spec:',
+    '  sources:',
+    '  {{- range .paths }}',
+    `    - repoURL: ${JSON.stringify(delivery.repoUrl)}`,
+    `      targetRevision: ${JSON.stringify(delivery.revision)}`,
+    '      path: {{ . }}',
+    '  {{- end }}',
+    '',
+  ].join('\n');
   return {
     apiVersion: ARGOCD_API_VERSION,
     kind: 'ApplicationSet',
@@ -19,15 +42,14 @@ export function argoCdApplicationSet(delivery: DeliverySpec, argoCd: ArgoCdDeliv
     spec: {
       goTemplate: true,
       goTemplateOptions: ['missingkey=error'],
-      generators: [{ git: { repoURL: delivery.repoUrl, revision: delivery.revision, directories: [{ path: `${delivery.outputPath}/*` }] } }],
+      generators: [{ git: { repoURL: delivery.repoUrl, revision: delivery.revision, files: [{ path: `${deliveryRepoPath(delivery)}/argocd/${ARGOCD_CLUSTERS_FOLDER}/*.yaml` }] } }],
       // Deleting the ApplicationSet must not delete the mirrors (stale-but-safe): they stay until removed from git.
       syncPolicy: { preserveResourcesOnDeletion: true },
       template: {
-        metadata: { name: `${APPLICATION_SET_NAME}-{{.path.basename}}`, labels },
+        metadata: { name: `${APPLICATION_SET_NAME}-{{.cluster}}`, labels },
         spec: {
           project: argoCd.project,
-          source: { repoURL: delivery.repoUrl, targetRevision: delivery.revision, path: '{{.path.path}}' },
-          destination: { name: '{{.path.basename}}' },
+          destination: { name: '{{.cluster}}' },
           syncPolicy: {
             // prune: a mirror removed from git is deleted from its cluster; selfHeal: hand edits are reverted.
             automated: { prune: true, selfHeal: true },
@@ -36,6 +58,7 @@ export function argoCdApplicationSet(delivery: DeliverySpec, argoCd: ArgoCdDeliv
           },
         },
       },
+      templatePatch,
     },
   };
 }

@@ -1,12 +1,16 @@
 /**
- * The files of `delivery/`: a pure function of the fleet and the stock `argocd-cm`.
+ * The files of `delivery/`: a pure function of the fleet, the stock `argocd-cm` and the delivery
+ * units of each cluster folder (docs/delivery-units.md).
  *
  * ```
  * delivery/argocd/appproject-<project>.yaml
  * delivery/argocd/applicationset-mirrorc.yaml
+ * delivery/argocd/clusters/<cluster>.yaml                    # the generator's parameters: the cluster's unit paths
  * delivery/argocd/argocd-cm-patch.yaml                      # lets every Endpoints/EndpointSlice through
  * delivery/argocd/argocd-cm-patch-managed-endpoints-only.yaml # Argo CD with resource.selectors: only ours
- * delivery/flux/<cluster>/kustomization-mirrorc.yaml
+ * delivery/flux/<cluster>/kustomization-mirrorc.yaml         # the entry, applied once (prune off)
+ * delivery/flux/<cluster>/root/kustomization-mirrorc-units.yaml
+ * delivery/flux/<cluster>/units/kustomization-mirrorc-<unit>.yaml
  * ```
  */
 import { ARGOCD_CM_NAME } from '../contract/argocd.js';
@@ -17,7 +21,9 @@ import { compareStrings } from '../util/order.js';
 import { argoCdApplicationSet } from './argocd-application-set.js';
 import { argoCdAppProject } from './argocd-app-project.js';
 import { argoCdConfigMapChange, type ArgoCdConfigMapVariant } from './argocd-cm-change.js';
-import { fluxKustomization } from './flux-kustomization.js';
+import { ARGOCD_CLUSTERS_FOLDER, argoCdClusterFile } from './argocd-application-set.js';
+import { FLUX_ROOT_FOLDER, FLUX_UNITS_FOLDER, fluxKustomization, fluxUnitKustomization, fluxUnitName, fluxUnitsKustomization } from './flux-kustomization.js';
+import { stringifyYaml } from '../emit/yaml-writer.js';
 import { observedClusters } from './observed-clusters.js';
 
 /** File name of each `argocd-cm` change variant under `delivery/argocd/`. */
@@ -26,8 +32,11 @@ export const ARGOCD_CM_PATCH_FILES: Readonly<Record<ArgoCdConfigMapVariant, stri
   'managed-endpoints-only': 'argocd-cm-patch-managed-endpoints-only.yaml',
 };
 
-/** Every file of `delivery/` (paths relative to it), sorted; empty when the fleet asks for no delivery. */
-export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<Record<string, string>>): FileTree {
+/**
+ * Every file of `delivery/` (paths relative to it), sorted; empty when the fleet asks for no delivery.
+ * @param units the delivery unit folders of each cluster folder of the output (see unitFoldersByCluster)
+ */
+export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<Record<string, string>>, units: ReadonlyMap<string, ReadonlySet<string>>): FileTree {
   const delivery = fleet.delivery;
   const files: FileTree = new Map();
   if (!delivery) return files;
@@ -36,7 +45,11 @@ export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<
   if (delivery.argoCd) {
     const argoCd = delivery.argoCd;
     files.set(`argocd/appproject-${argoCd.project}.yaml`, renderObjectYaml(argoCdAppProject(delivery, argoCd, clusters)));
-    files.set('argocd/applicationset-mirrorc.yaml', renderObjectYaml(argoCdApplicationSet(delivery, argoCd)));
+    // The templatePatch is a template text: written as a `|` block, like the argocd-cm values.
+    files.set('argocd/applicationset-mirrorc.yaml', renderWithBlockLiterals(argoCdApplicationSet(delivery, argoCd)));
+    for (const cluster of clusters) {
+      files.set(`argocd/${ARGOCD_CLUSTERS_FOLDER}/${cluster}.yaml`, renderObjectYaml(argoCdClusterFile(delivery, cluster, unitsOf(units, cluster))));
+    }
     for (const [variant, file] of Object.entries(ARGOCD_CM_PATCH_FILES) as [ArgoCdConfigMapVariant, string][]) {
       const patch = {
         apiVersion: 'v1',
@@ -48,9 +61,31 @@ export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<
     }
   }
   if (delivery.flux) {
-    for (const cluster of clusters) files.set(`flux/${cluster}/kustomization-mirrorc.yaml`, renderObjectYaml(fluxKustomization(delivery, delivery.flux, cluster)));
+    const flux = delivery.flux;
+    for (const cluster of clusters) {
+      files.set(`flux/${cluster}/kustomization-mirrorc.yaml`, renderObjectYaml(fluxKustomization(delivery, flux, cluster)));
+      files.set(`flux/${cluster}/${FLUX_ROOT_FOLDER}/kustomization-mirrorc-units.yaml`, renderObjectYaml(fluxUnitsKustomization(delivery, flux, cluster)));
+      files.set(`flux/${cluster}/${FLUX_ROOT_FOLDER}/kustomization.yaml`, kustomizationOf(['kustomization-mirrorc-units.yaml']));
+      const clusterUnits = unitsOf(units, cluster);
+      const unitFiles = clusterUnits.map((unit) => {
+        const file = `kustomization-${fluxUnitName(unit)}.yaml`;
+        files.set(`flux/${cluster}/${FLUX_UNITS_FOLDER}/${file}`, renderObjectYaml(fluxUnitKustomization(delivery, flux, cluster, unit, new Set(clusterUnits))));
+        return file;
+      });
+      files.set(`flux/${cluster}/${FLUX_UNITS_FOLDER}/kustomization.yaml`, kustomizationOf(unitFiles));
+    }
   }
   return new Map([...files.entries()].sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/** The unit folders of `cluster`, sorted. */
+function unitsOf(units: ReadonlyMap<string, ReadonlySet<string>>, cluster: string): string[] {
+  return [...(units.get(cluster) ?? [])].sort(compareStrings);
+}
+
+/** A kustomization.yaml listing `resources`, sorted. */
+function kustomizationOf(resources: readonly string[]): string {
+  return GENERATED_HEADER + stringifyYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...resources].sort(compareStrings) });
 }
 
 /** YAML of `object` with multi-line strings as `|` blocks, so the argocd-cm values read like the stock file. */

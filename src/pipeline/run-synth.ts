@@ -236,13 +236,14 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   mark('render');
   log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
   warnings.push(...deliveryWarnings(spec));
-  const delivery = deliveryTree(spec);
   const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   for (const w of warnings) log.always(`warning: ${w}`);
 
   // A shard replaces only its own folders; every other path of the tree is carried over as it is.
   // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
   const tree = shard ? mergeShardTree(before, compiled, new Set([...shard, ...nonSourceClusters(spec)])) : compiled;
+  // The delivery manifests follow the delivery units of the whole tree (Flux's unit Kustomizations, Argo CD's sources).
+  const delivery = deliveryTree(spec, tree);
   const changes = diffTrees(before, tree);
   const removals = options.confirmRemovals ? [] : largeRemovals(before, tree);
   const lockText = renderLockFile(snapshot);

@@ -7,6 +7,7 @@ import type { App, Chart } from 'cdk8s';
 import { diffTrees } from '../emit/diff-trees.js';
 import { readCommittedTree, replaceDirectory } from '../emit/write-output.js';
 import type { FileTree } from '../emit/render-files.js';
+import { unitFoldersByCluster } from '../emit/render-units.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderDeliveryFiles } from '../delivery/delivery-files.js';
 import { observedClusters } from '../delivery/observed-clusters.js';
@@ -25,9 +26,12 @@ export function chartsByCluster(charts: readonly (Chart & { readonly cluster: st
   return new Map([...byCluster.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }
 
-/** The `delivery/` tree the fleet asks for; undefined when it has no GitOpsDelivery (then `delivery/` is left alone). */
-export function deliveryTree(fleet: FleetSpec): FileTree | undefined {
-  return fleet.delivery ? renderDeliveryFiles(fleet, readStockArgoCdConfigMapData()) : undefined;
+/**
+ * The `delivery/` tree the fleet asks for, for the output tree `output` (its delivery units);
+ * undefined when it has no GitOpsDelivery (then `delivery/` is left alone).
+ */
+export function deliveryTree(fleet: FleetSpec, output: ReadonlyMap<string, string>): FileTree | undefined {
+  return fleet.delivery ? renderDeliveryFiles(fleet, readStockArgoCdConfigMapData(), unitFoldersByCluster(output)) : undefined;
 }
 
 /** Writes `delivery/` (write mode) or reports whether it differs (plan/check); returns whether anything differs. */
