@@ -59,9 +59,10 @@ export interface UnitMember {
 /**
  * How many shards a family needs: the previous count (never fewer: shrinking would move mirrors
  * down, to shards that may reconcile first), doubled while its largest shard holds more than
- * {@link MAX_UNIT_OBJECTS} objects of more than one mirror.
+ * `maxObjects` objects of more than one mirror.
+ * @param maxObjects the most objects per unit @default MAX_UNIT_OBJECTS
  */
-export function shardCount(members: readonly UnitMember[], previous: number | undefined): number {
+export function shardCount(members: readonly UnitMember[], previous: number | undefined, maxObjects = MAX_UNIT_OBJECTS): number {
   let n = 1;
   while (previous !== undefined && n < previous && n < MAX_SHARDS) n *= 2;
   for (;;) {
@@ -72,7 +73,7 @@ export function shardCount(members: readonly UnitMember[], previous: number | un
       objects[s]! += m.objects;
       count[s]! += 1;
     }
-    const overfull = objects.some((o, s) => o > MAX_UNIT_OBJECTS && count[s]! > 1);
+    const overfull = objects.some((o, s) => o > maxObjects && count[s]! > 1);
     if (!overfull || n >= MAX_SHARDS) return n;
     n *= 2;
   }

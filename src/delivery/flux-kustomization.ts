@@ -8,7 +8,8 @@
  * - `mirrorc-units` (in `root/`): syncs `<delivery>/flux/<cluster>/units` with prune on, so a unit
  *   that goes (a retired link) is deleted with its objects.
  * - one Kustomization per delivery unit (in `units/`): syncs `<output>/<cluster>/<unit>` with prune
- *   on, after `mirrorc-base` and after the next shard of its family (see delivery-units.ts).
+ *   on, after `mirrorc-units` has applied the same revision, after `mirrorc-base` and after the next
+ *   shard of its family (see delivery-units.ts).
  */
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
@@ -67,5 +68,8 @@ export function fluxUnitsKustomization(delivery: DeliverySpec, flux: FluxDeliver
 
 /** The Kustomization of one delivery unit of `cluster`; `units` are all of that cluster's units. */
 export function fluxUnitKustomization(delivery: DeliverySpec, flux: FluxDeliverySpec, cluster: string, unit: string, units: ReadonlySet<string>): object {
-  return kustomization(flux, fluxUnitName(unit), `${delivery.outputPath}/${cluster}/${unit}`, true, unitDependencies(unit, units).map(fluxUnitName));
+  // First `mirrorc-units` (same source, so Flux waits until it applied this very revision): a unit's
+  // new spec (a new dependsOn after a split) is in place before the unit applies the revision's content.
+  const dependsOn = [FLUX_UNITS_KUSTOMIZATION_NAME, ...unitDependencies(unit, units).map(fluxUnitName)];
+  return kustomization(flux, fluxUnitName(unit), `${delivery.outputPath}/${cluster}/${unit}`, true, dependsOn);
 }

@@ -14,7 +14,7 @@
  */
 import { ApiObject, type Chart } from 'cdk8s';
 import type { SourceChart } from '../compile/source-chart.js';
-import { BASE_UNIT, shardCount, shardName, shardOf, unitFamily, type UnitMember } from '../delivery/delivery-units.js';
+import { BASE_UNIT, MAX_UNIT_OBJECTS, shardCount, shardName, shardOf, unitFamily, type UnitMember } from '../delivery/delivery-units.js';
 import { compareStrings } from '../util/order.js';
 import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
 
@@ -30,8 +30,9 @@ interface Family {
  * @param source the cluster's mirrors, when it is some link's source
  * @param baseCharts charts whose objects all go to the base unit (the reader identity)
  * @param previousShards the shard count of each family in the committed folder (see previousShardCounts)
+ * @param maxObjects the most objects per unit @default MAX_UNIT_OBJECTS
  */
-export function renderClusterUnits(source: SourceChart | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>): FileTree {
+export function renderClusterUnits(source: SourceChart | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS): FileTree {
   const units = new Map<string, K8sObject[]>([[BASE_UNIT, []]]);
   const families = new Map<string, Family>();
   if (source) {
@@ -47,7 +48,7 @@ export function renderClusterUnits(source: SourceChart | undefined, baseCharts: 
   }
   for (const chart of baseCharts) units.get(BASE_UNIT)!.push(...chartObjects(chart));
   for (const [family, { members }] of families) {
-    const n = shardCount(members, previousShards.get(family));
+    const n = shardCount(members, previousShards.get(family), maxObjects);
     for (let i = 0; i < n; i++) units.set(shardName(family, i), []);
     for (const m of members) units.get(shardName(family, shardOf(m.key, n)))!.push(...m.rendered);
   }

@@ -82,6 +82,12 @@ export interface SynthOptions {
   readonly print?: (line: string) => void;
   /** synth/observe: how long to wait for another run holding the output's run lock, in seconds; 0 refuses at once (exit 6). @default 60 */
   readonly waitSeconds?: number;
+  /**
+   * The most objects of one delivery unit (docs/delivery-units.md). Smaller units only cost more
+   * Kustomizations; plan/check must be given the same value as synth.
+   * @default 500
+   */
+  readonly maxUnitObjects?: number;
   /** Told how long each stage took, in milliseconds (the benchmark's stage times). @default none */
   readonly onStage?: (stage: SynthStage, ms: number) => void;
 }
@@ -223,7 +229,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const before = readCommittedTree(outDir);
   try {
     const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), now: new Date(compileStarted) };
-    const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'), before);
+    const result = compileFleetTree(spec, snapshot, shard ? { sources: new Set(shard), ...isolation } : isolation, () => mark('compile'), before, options.maxUnitObjects);
     warnings.push(...result.warnings);
     planRows = result.planRows;
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.

@@ -56,9 +56,10 @@ export interface CompiledTree {
  * Compiles `spec` from `snapshot` and renders every cluster folder.
  * @param onCompiled called between compiling and rendering (stage timing). @default none
  * @param previous the output as committed now: an unchanged file reuses its text (memory only), and each unit family keeps at least its shard count. @default none
+ * @param maxUnitObjects the most objects of one delivery unit @default MAX_UNIT_OBJECTS (500)
  * @throws CompileError when the fleet cannot be compiled; nothing is rendered then
  */
-export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>): CompiledTree {
+export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number): CompiledTree {
   const planned = planFleet(spec, snapshot, options);
   const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
   onCompiled?.();
@@ -73,7 +74,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     // One source's constructs at a time, in an app of its own: they are garbage once its files are
     // rendered, so a large fleet's memory is bounded by its largest source.
     const chart = plan ? sourceChart(new App({ outdir: 'unused' }), plan) : undefined;
-    const files = renderClusterUnits(chart, readerRbac.get(cluster) ?? [], previousShardCounts(previousUnits.get(cluster) ?? []));
+    const files = renderClusterUnits(chart, readerRbac.get(cluster) ?? [], previousShardCounts(previousUnits.get(cluster) ?? []), maxUnitObjects);
     for (const [rel, content] of files) {
       const key = `${cluster}/${rel}`;
       // An unchanged file keeps the text already read from disk, so the new copy is garbage at once

@@ -90,8 +90,14 @@ describe('delivery output of synth', () => {
       assert.deepEqual([...readTree(join(dir, 'delivery')).keys()], [
         'argocd/applicationset-mirrorc.yaml', 'argocd/appproject-mirrorc.yaml',
         'argocd/argocd-cm-patch-managed-endpoints-only.yaml', 'argocd/argocd-cm-patch.yaml',
-        'flux/alpha/kustomization-mirrorc.yaml', 'flux/beta/kustomization-mirrorc.yaml',
-      ]);
+        'argocd/clusters/alpha.yaml', 'argocd/clusters/beta.yaml',
+        ...['alpha', 'beta'].flatMap((c) => [
+          `flux/${c}/kustomization-mirrorc.yaml`, `flux/${c}/root/kustomization-mirrorc-units.yaml`, `flux/${c}/root/kustomization.yaml`,
+          `flux/${c}/units/kustomization-mirrorc-base.yaml`,
+        ]),
+        // no service of beta is observed yet, so alpha has no from-beta unit: only the base
+        'flux/alpha/units/kustomization.yaml', 'flux/beta/units/kustomization.yaml',
+      ].sort());
       assert.deepEqual([...new Set([...readTree(join(dir, 'dist')).keys()].map((p) => p.split('/')[0]))], ['alpha', 'beta']);
       // WHEN it is confirmed, or only Flux is used
       for (const define of [withDelivery({ configMapChangeApplied: true }), withDelivery(undefined)]) {
@@ -149,21 +155,21 @@ describe('reader RBAC in dist/', () => {
     // london is only a source, paris only a target, east and west both (example fleet)
     const expected = { london: { source: true, target: false }, paris: { source: false, target: true }, east: { source: true, target: true }, west: { source: true, target: true }, oslo: { source: false, target: true, mcsTarget: true } };
     for (const [cluster, roles] of Object.entries(expected)) {
-      const role = parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`);
+      const role = parse(`dist/${cluster}/base/clusterrole-mirrorc-observer.yaml`);
       assert.deepEqual(role.rules, observationRules(roles), cluster);
     }
     const trustRoots = { apiGroups: [''], resources: ['configmaps'], resourceNames: ['linkerd-identity-trust-roots'], verbs: ['get'] };
-    assert.deepEqual(parse('dist/paris/clusterrole-mirrorc-observer.yaml').rules, [
+    assert.deepEqual(parse('dist/paris/base/clusterrole-mirrorc-observer.yaml').rules, [
       trustRoots,
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
     ]);
     // Least privilege: only oslo, the target of an MCS link, may list ServiceExports.
     for (const [cluster] of Object.entries(expected)) {
-      const listsServiceExports = JSON.stringify(parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceexports');
+      const listsServiceExports = JSON.stringify(parse(`dist/${cluster}/base/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceexports');
       assert.equal(listsServiceExports, cluster === 'oslo', cluster);
     }
-    assert.deepEqual(parse('dist/east/clusterrole-mirrorc-observer.yaml').rules, [
+    assert.deepEqual(parse('dist/east/base/clusterrole-mirrorc-observer.yaml').rules, [
       trustRoots,
       { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
