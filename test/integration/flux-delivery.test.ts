@@ -141,8 +141,8 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
     // WHEN synth runs and each source applies its generated Kustomization
     const run = await ws.synth();
     assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
-    assert.ok(ws.paths('london').includes('from-rome/shop/service-search-rome.yaml') && ws.paths('london').includes('from-paris/shop/endpoints-web-paris.yaml'), ws.paths('london').join('\n'));
-    assert.ok(ws.paths('paris').includes('from-london/shop/service-orders-london.yaml'), ws.paths('paris').join('\n'));
+    assert.ok(ws.paths('london').includes('shop/service-search-rome.yaml') && ws.paths('london').includes('shop/endpoints-web-paris.yaml'), ws.paths('london').join('\n'));
+    assert.ok(ws.paths('paris').includes('shop/service-orders-london.yaml'), ws.paths('paris').join('\n'));
     for (const source of SOURCES) {
       const file = join(ws.dir, 'delivery', 'flux', source, 'kustomization-mirrorc.yaml');
       await fleet!.kubectl(source, ['apply', '--server-side', '--field-manager=flux-bootstrap', '-f', file]);
