@@ -26,6 +26,7 @@ import { Cluster, GitOpsDelivery, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { fluxControllerForTests, fluxControllerSkipReason, type FluxController } from '../harness/flux-controller.js';
 import { kubeFleetForTests, kubeFleetSkipReason, type KubeFleet } from '../harness/kube-fleet.js';
+import { legacyLayout } from '../unit/support/legacy-layout.js';
 import { applyService, ensureNamespace, installGateway, Workspace } from './support.js';
 
 const GATEWAY = { 'mirror.linkerd.io/exported': 'true' };
@@ -39,29 +40,6 @@ const defineFleet: FleetDefinition = (fleet) => {
   for (const source of SOURCES) new Link(fleet, `${source}-from-paris`, { source: new Cluster(fleet, source), target: paris });
   new GitOpsDelivery(fleet, 'delivery', { repoUrl: 'https://git.invalid/fleet.git', revision: 'main', flux: {} });
 };
-
-/**
- * Today's layout (before delivery units) of one output tree: every object directly in
- * `dist/<cluster>/`, one kustomization.yaml listing them all. The object files are byte for byte
- * those of the unit layout (checked by the unit tests), only their folders differ.
- */
-function legacyTree(tree: ReadonlyMap<string, string>): Map<string, string> {
-  const out = new Map<string, string>();
-  const resources = new Map<string, string[]>();
-  for (const [path, text] of tree) {
-    const parts = path.split('/');
-    if (parts.length < 3) continue; // the top kustomization.yaml: rewritten below
-    if (parts[parts.length - 1] === 'kustomization.yaml') continue;
-    const rel = parts.slice(2).join('/');
-    out.set(`${parts[0]}/${rel}`, text);
-    resources.set(parts[0]!, [...(resources.get(parts[0]!) ?? []), rel]);
-  }
-  for (const [cluster, list] of resources) {
-    const lines = ['apiVersion: kustomize.config.k8s.io/v1beta1', 'kind: Kustomization', 'resources:', ...list.sort().map((r) => `  - ${r}`), ''];
-    out.set(`${cluster}/kustomization.yaml`, lines.join('\n'));
-  }
-  return out;
-}
 
 /** The Kustomization delivery/flux/<cluster>/kustomization-mirrorc.yaml held before delivery units. */
 const legacyKustomization = (cluster: string): string => JSON.stringify({
@@ -149,7 +127,7 @@ describe('moving objects between Flux Kustomizations never deletes them (real ku
   /** Writes the legacy layout of the current output, and publishes it to `cluster`'s Flux. */
   const publishLegacy = async (cluster: string): Promise<string> => {
     rmSync(join(legacyRepo!, 'dist'), { recursive: true, force: true });
-    for (const [path, text] of legacyTree(readTree(ws!.outDir))) {
+    for (const [path, text] of legacyLayout(readTree(ws!.outDir))) {
       mkdirSync(dirname(join(legacyRepo!, 'dist', path)), { recursive: true });
       writeFileSync(join(legacyRepo!, 'dist', path), text);
     }

@@ -4,7 +4,8 @@
  * upwards (from shard k to k + n), and adding a service moves no other mirror.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -15,6 +16,8 @@ import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, shardCount, shard
 import { fluxUnitName } from '../../src/delivery/flux-kustomization.js';
 import { readTree } from '../../src/emit/write-output.js';
 import { runSynth } from '../../src/pipeline/run-synth.js';
+import { exampleCopy } from './support/example-copy.js';
+import { legacyLayout } from './support/legacy-layout.js';
 
 const keys = (n: number, prefix = 'svc'): string[] => Array.from({ length: n }, (_, i) => `shop/${prefix}-${i}`);
 
@@ -105,6 +108,34 @@ describe('synth writes delivery units', () => {
       assert.deepEqual(unitDependencies('from-c02', new Set(c01)), ['base', 'from-c02.1']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the move from the layout before delivery units', () => {
+  test('the first synth moves every file into its unit folder, byte for byte, with no removal-guard stop and nothing left behind', async () => {
+    const ws = exampleCopy();
+    try {
+      // GIVEN the example's output in the layout before delivery units (every object directly in dist/<cluster>/)
+      const units = readTree(ws.outDir);
+      const legacy = legacyLayout(units);
+      rmSync(ws.outDir, { recursive: true });
+      for (const [path, text] of legacy) {
+        mkdirSync(dirname(join(ws.outDir, path)), { recursive: true });
+        writeFileSync(join(ws.outDir, path), text);
+      }
+      assert.ok(existsSync(join(ws.outDir, 'london/default/service-bar-paris.yaml')));
+      // WHEN synth runs
+      const run = await ws.run();
+      // THEN it succeeds (the guard sees the same mirrors, not removals) and dist/ is exactly the unit layout
+      assert.equal(run.exitCode, ExitCode.OK, ws.logged.join('\n'));
+      assert.deepEqual(readTree(ws.outDir), units);
+      // AND no folder of the old layout is left behind
+      assert.ok(!existsSync(join(ws.outDir, 'london/default')));
+      // AND a second run changes nothing
+      assert.deepEqual((await ws.run()).changes, []);
+    } finally {
+      ws.remove();
     }
   });
 });
