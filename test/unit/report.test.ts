@@ -40,11 +40,11 @@ test('the report of a plan lists, per source, exactly the changed files, and per
       sources: [
         ...(['ap', 'east', 'eu', 'london', 'us'] as const).map((cluster) => ({
           cluster, observed: false, reachable: null, stale: false, staleSince: null, error: null, compiled: true, added: [], changed: [], removed: [],
-          unchanged: { ap: 36, east: 10, eu: 36, london: 16, us: 36 }[cluster],
+          unchanged: { ap: 40, east: 13, eu: 40, london: 20, us: 40 }[cluster],
         })),
         {
           cluster: 'west', observed: false, reachable: null, stale: false, staleSince: null, error: null, compiled: true,
-          added: [], changed: ['shop/endpoints-payments-east.yaml', 'shop/endpointslice-payments-east-ipv4.yaml'], removed: [], unchanged: 8,
+          added: [], changed: ['from-east/shop/endpoints-payments-east.yaml', 'from-east/shop/endpointslice-payments-east-ipv4.yaml'], removed: [], unchanged: 11,
         },
       ],
       warnings: [],
