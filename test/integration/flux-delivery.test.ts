@@ -261,7 +261,7 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
     if (!ws) return t.skip(skip ?? 'no fleet');
     const london = flux.get('london')!;
     const before = await managed('london');
-    const appliedBefore = (await london.kustomization('mirrorc-from-paris')).status?.lastAppliedRevision;
+    const appliedBefore = (await london.kustomization(FLUX_UNITS_KUSTOMIZATION_NAME)).status?.lastAppliedRevision;
     // GIVEN a new revision in which london gets fee-paris
     await applyService(fleet!, 'paris', 'shop', 'fee', { app: 'fee', ...GATEWAY });
     assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
@@ -269,12 +269,14 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
     const revision = await london.publish(ws.dir, ['dist', 'delivery'], { digest: `sha256:${'0'.repeat(64)}` });
     // THEN the controller refuses it: Ready=False ArtifactFailed, still at the old revision, nothing applied
     // (a refused artifact is not an attempted revision: lastAttemptedRevision stays too)
-    const refused = await london.waitFor('mirrorc-from-paris', 'refuse the artifact', (k) =>
+    // (mirrorc-units refuses it; the unit Kustomizations, which wait for mirrorc-units at the same revision, never fetch it)
+    const refused = await london.waitFor(FLUX_UNITS_KUSTOMIZATION_NAME, 'refuse the artifact', (k) =>
       k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False' && c.reason === 'ArtifactFailed') === true);
     assert.match(refused.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /computed digest doesn't match/);
     assert.equal(refused.status?.lastAppliedRevision, appliedBefore);
     assert.notEqual(revision, appliedBefore);
     assert.deepEqual(await managed('london'), before);
+    assert.notEqual((await london.kustomization('mirrorc-from-paris')).status?.lastAppliedRevision, revision);
     // AND the same revision announced correctly is applied
     assert.equal(await london.publish(ws.dir, ['dist', 'delivery']), revision);
     for (const name of [FLUX_KUSTOMIZATION_NAME, FLUX_UNITS_KUSTOMIZATION_NAME, ...unitNames('london')]) await london.requestReconcile(name, 'correct-digest');
