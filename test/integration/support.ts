@@ -53,9 +53,9 @@ export function withoutUnitFolders(tree: ReadonlyMap<string, string>): Map<strin
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Cluster-relative changed paths without the unit folder (`from-paris/shop/x.yaml` → `shop/x.yaml`), sorted, once each. */
+/** Cluster-relative changed paths without the unit folder (`from-paris/shop/x.yaml` → `shop/x.yaml`; the cluster's own `kustomization.yaml` stays), sorted, once each. */
 export function unitFree(paths: readonly string[]): string[] {
-  return [...new Set(paths.map((p) => p.split('/').slice(1).join('/')))].sort();
+  return [...new Set(paths.map((p) => (p.includes('/') ? p.split('/').slice(1).join('/') : p)))].sort();
 }
 
 /** A scratch directory with its own dist/ and lock file. */
