@@ -97,6 +97,7 @@ describe('all modes mixed, and switching modes by label, against real API server
       assert.deepEqual(unitFree(london.added), ['shop/endpoints-search-rome.yaml', 'shop/endpointslice-search-rome-ipv4.yaml']);
       assert.deepEqual(unitFree(london.changed), ['kustomization.yaml', 'shop/service-cart-federated.yaml', 'shop/service-search-rome.yaml', 'shop/service-web-paris.yaml']);
       assert.deepEqual(unitFree(london.removed), [
+        'kustomization.yaml', // from-madrid/kustomization.yaml: madrid's whole unit goes
         'shop/endpoints-kafka-0-madrid.yaml',
         'shop/endpoints-kafka-1-madrid.yaml',
         'shop/endpoints-kafka-madrid.yaml',
