@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { benchObserve, observeTable, observeTargets, type ObserveMeasurement } from './observe-bench.js';
 import { benchSynth, SYNTH_RUNS, type SynthMeasurement, type SynthRun } from './run-synth-bench.js';
 import { synthTable, synthTargets } from './synth-table.js';
+import { deliveryTable, deliveryTargets, type DeliveryMeasurement } from './delivery-bench.js';
 
 const USAGE = `usage: npm run bench -- [options]
 
@@ -108,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
   const workRoot = mkdtempSync(join(scratchDir(values.dir), 'mirrorc-bench-'));
   let synth: SynthMeasurement[] = [];
   let observe: ObserveMeasurement[] = [];
+  const delivery: DeliveryMeasurement[] = [];
   try {
     if (values.observe) {
       const shape = { targets: positiveInt('targets', values.targets), services: positiveInt('services', values.services), seed };
@@ -130,13 +132,17 @@ async function main(argv: string[]): Promise<number> {
           runs,
           keep: values.keep,
           onResult: (m) => process.stderr.write(`bench: ${m.size} ${m.run}: exit ${m.exitCode}, ${(m.wallMs / 1000).toFixed(2)} s wall, ${m.writes.written} files written${m.error ? `: ${m.error}` : ''}\n`),
+          onDelivery: (d) => delivery.push(d),
         })));
       }
       out();
       out(synthTable(synth));
       out();
-      out('targets (issue 9; printed, not asserted):');
-      for (const line of synthTargets(synth)) out(`  ${line}`);
+      out('delivery units (docs/delivery-units.md): the largest unit of each fleet, rendered by kubectl kustomize (kustomize v5.8.1):');
+      out(deliveryTable(delivery));
+      out();
+      out('targets (issues 9 and 18; printed, not asserted):');
+      for (const line of [...synthTargets(synth), ...deliveryTargets(delivery)]) out(`  ${line}`);
     }
   } finally {
     if (!values.keep) rmSync(workRoot, { recursive: true, force: true });
@@ -145,7 +151,7 @@ async function main(argv: string[]): Promise<number> {
   const after = machine();
   out(`after:   ${after.uptime}`);
   if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify({ machine: { ...before, uptimeAfter: after.uptime }, synth, observe }, null, 2)}\n`);
+    writeFileSync(values.json, `${JSON.stringify({ machine: { ...before, uptimeAfter: after.uptime }, synth, delivery, observe }, null, 2)}\n`);
     out(`results: ${values.json}`);
   }
   const failed = synth.some((m) => m.exitCode !== 0) || observe.some((m) => m.error !== undefined);

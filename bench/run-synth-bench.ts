@@ -13,6 +13,7 @@ import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
 import { REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
 import type { SynthChildRequest, SynthChildResult } from './synth-child.js';
+import { measureDelivery, type DeliveryMeasurement } from './delivery-bench.js';
 import { compareSnapshots, snapshotTree, type TreeSnapshot, type TreeWrites } from './tree-snapshot.js';
 
 /** The kinds of measured run, in the order they run. */
@@ -128,6 +129,8 @@ export interface BenchSynthProps {
   readonly keep?: boolean;
   /** Told each measurement as soon as it exists. @default none */
   readonly onResult?: (m: SynthMeasurement) => void;
+  /** Told the delivery units of the cold run's output (measured before the next run). @default none */
+  readonly onDelivery?: (d: DeliveryMeasurement) => void;
 }
 
 /** Generates a fleet of `shape` (or uses the example fleet when `shape` is `'example'`) and measures the runs. */
@@ -149,6 +152,7 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
         props.onResult?.(measurement);
       }
       if (measurement.exitCode !== 0) break;
+      if (run === 'cold' && props.onDelivery) props.onDelivery(measureDelivery(size, repo.outDir));
       before = m.after;
     }
   } finally {

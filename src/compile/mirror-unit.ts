@@ -30,6 +30,13 @@ export interface MirrorPlacement {
 export interface MirrorUnit {
   /** The source cluster. */
   readonly source: string;
+  /**
+   * The one target cluster the unit mirrors from, which decides its delivery unit
+   * (src/delivery/delivery-units.ts); absent for units that combine several clusters
+   * (`-global`, federated, MCS ServiceImport, the source's own per-pod Services).
+   * @default -
+   */
+  readonly target?: string;
   /** Namespace of every object of the unit. */
   readonly namespace: string;
   /** Where it comes from, for messages: `paris/default/bar`. */

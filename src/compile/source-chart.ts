@@ -1,6 +1,6 @@
 import { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 import { SYNC_OPTION_NO_PRUNE, SYNC_OPTIONS_ANNOTATION } from '../contract/argocd.js';
 import { FLUX_PRUNE_ANNOTATION, FLUX_PRUNE_DISABLED } from '../contract/flux.js';
 import { MIRRORED_RESOURCE_LABEL } from '../contract/linkerd.js';
@@ -20,6 +20,9 @@ export interface SourceChartProps {
 
 /** Everything one source cluster gets: its chart id is the cluster name, its output `dist/<cluster>/`. */
 export class SourceChart extends Chart {
+  /** Each mirror unit with the construct its objects are rendered under (delivery groups them by unit). */
+  public readonly unitScopes: readonly { readonly unit: MirrorUnit; readonly scope: Construct }[];
+
   constructor(scope: Construct, public readonly cluster: string, props: SourceChartProps) {
     super(scope, cluster, { disableResourceNameHashes: true });
     for (const ns of props.namespaces) {
@@ -40,6 +43,10 @@ export class SourceChart extends Chart {
         return ip;
       },
     };
-    for (const unit of props.units) unit.render(this, context);
+    this.unitScopes = props.units.map((unit, index) => {
+      const scope = new Construct(this, `unit.${index}`);
+      unit.render(scope, context);
+      return { unit, scope };
+    });
   }
 }

@@ -1,15 +1,19 @@
 /**
- * The files of `delivery/`: a pure function of the fleet and the stock `argocd-cm`.
+ * The files of `delivery/`: a pure function of the fleet, the stock `argocd-cm` and the delivery
+ * units of each cluster folder (docs/delivery-units.md).
  *
  * ```
  * delivery/argocd/appproject-<project>.yaml
  * delivery/argocd/applicationset-mirrorc.yaml
+ * delivery/argocd/clusters/<cluster>.yaml                    # the generator's parameters: the cluster's unit paths
  * delivery/argocd/argocd-cm-patch.yaml                      # lets every Endpoints/EndpointSlice through
  * delivery/argocd/argocd-cm-patch-managed-endpoints-only.yaml # Argo CD with resource.selectors: only ours
  * delivery/argocd/argocd-cm-values[-managed-endpoints-only].yaml  # the same as argo-cd Helm chart values (configs.cm)
  * delivery/argocd/kustomize/<variant>/kustomization.yaml     # the same as a kustomize Component patching argocd-cm
  * delivery/argocd/kustomize/<variant>/argocd-cm-patch.yaml
- * delivery/flux/<cluster>/kustomization-mirrorc.yaml
+ * delivery/flux/<cluster>/kustomization-mirrorc.yaml         # the entry, applied once (prune off)
+ * delivery/flux/<cluster>/root/kustomization-mirrorc-units.yaml
+ * delivery/flux/<cluster>/units/kustomization-mirrorc-<unit>.yaml
  * ```
  */
 import { ARGOCD_CM_NAME } from '../contract/argocd.js';
@@ -20,7 +24,10 @@ import { compareStrings } from '../util/order.js';
 import { argoCdApplicationSet } from './argocd-application-set.js';
 import { argoCdAppProject, namespacesInOutput } from './argocd-app-project.js';
 import { argoCdConfigMapChange, type ArgoCdConfigMapVariant } from './argocd-cm-change.js';
-import { fluxKustomization } from './flux-kustomization.js';
+import { ARGOCD_CLUSTERS_FOLDER, argoCdClusterFile } from './argocd-application-set.js';
+import { FLUX_ROOT_FOLDER, FLUX_UNITS_FOLDER, fluxKustomization, fluxUnitKustomization, fluxUnitName, fluxUnitsKustomization } from './flux-kustomization.js';
+import { stringifyYaml } from '../emit/yaml-writer.js';
+import { unitFoldersByCluster } from '../emit/render-units.js';
 import { observedClusters } from './observed-clusters.js';
 
 /** File name of each `argocd-cm` change variant under `delivery/argocd/`. */
@@ -43,9 +50,11 @@ export const ARGOCD_CM_COMPONENT_DIRS: Readonly<Record<ArgoCdConfigMapVariant, s
 
 /**
  * Every file of `delivery/` (paths relative to it), sorted; empty when the fleet asks for no delivery.
- * `output`: the `dist/` tree being written, for the Namespaces it creates (the AppProject allows those by name).
+ * `output`: the `dist/` tree being written, for its delivery units (see unitFoldersByCluster) and the
+ * Namespaces it creates (the AppProject allows those by name).
  */
 export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<Record<string, string>>, output: FileTree = new Map()): FileTree {
+  const units = unitFoldersByCluster(output);
   const delivery = fleet.delivery;
   const files: FileTree = new Map();
   if (!delivery) return files;
@@ -54,7 +63,11 @@ export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<
   if (delivery.argoCd) {
     const argoCd = delivery.argoCd;
     files.set(`argocd/appproject-${argoCd.project}.yaml`, renderObjectYaml(argoCdAppProject(delivery, argoCd, clusters, namespacesInOutput(output))));
-    files.set('argocd/applicationset-mirrorc.yaml', renderObjectYaml(argoCdApplicationSet(delivery, argoCd)));
+    // The templatePatch is a template text: written as a `|` block, like the argocd-cm values.
+    files.set('argocd/applicationset-mirrorc.yaml', renderWithBlockLiterals(argoCdApplicationSet(delivery, argoCd)));
+    for (const cluster of clusters) {
+      files.set(`argocd/${ARGOCD_CLUSTERS_FOLDER}/${cluster}.yaml`, renderObjectYaml(argoCdClusterFile(delivery, argoCd, cluster, unitsOf(units, cluster))));
+    }
     for (const [variant, file] of Object.entries(ARGOCD_CM_PATCH_FILES) as [ArgoCdConfigMapVariant, string][]) {
       const patch = {
         apiVersion: 'v1',
@@ -77,14 +90,36 @@ export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<
     }
   }
   if (delivery.flux) {
-    for (const cluster of clusters) files.set(`flux/${cluster}/kustomization-mirrorc.yaml`, renderObjectYaml(fluxKustomization(delivery, delivery.flux, cluster)));
+    const flux = delivery.flux;
+    for (const cluster of clusters) {
+      files.set(`flux/${cluster}/kustomization-mirrorc.yaml`, renderObjectYaml(fluxKustomization(delivery, flux, cluster)));
+      files.set(`flux/${cluster}/${FLUX_ROOT_FOLDER}/kustomization-mirrorc-units.yaml`, renderObjectYaml(fluxUnitsKustomization(delivery, flux, cluster)));
+      files.set(`flux/${cluster}/${FLUX_ROOT_FOLDER}/kustomization.yaml`, kustomizationOf(['kustomization-mirrorc-units.yaml']));
+      const clusterUnits = unitsOf(units, cluster);
+      const unitFiles = clusterUnits.map((unit) => {
+        const file = `kustomization-${fluxUnitName(unit)}.yaml`;
+        files.set(`flux/${cluster}/${FLUX_UNITS_FOLDER}/${file}`, renderObjectYaml(fluxUnitKustomization(delivery, flux, cluster, unit, new Set(clusterUnits))));
+        return file;
+      });
+      files.set(`flux/${cluster}/${FLUX_UNITS_FOLDER}/kustomization.yaml`, kustomizationOf(unitFiles));
+    }
   }
   return new Map([...files.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }
 
+/** The unit folders of `cluster`, sorted. */
+function unitsOf(units: ReadonlyMap<string, ReadonlySet<string>>, cluster: string): string[] {
+  return [...(units.get(cluster) ?? [])].sort(compareStrings);
+}
+
+/** A kustomization.yaml listing `resources`, sorted. */
+function kustomizationOf(resources: readonly string[]): string {
+  return GENERATED_HEADER + stringifyYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...resources].sort(compareStrings) });
+}
+
 /** YAML of `object` with multi-line strings as `|` blocks, so the argocd-cm values read like the stock file. */
 function renderWithBlockLiterals(object: unknown): string {
-  const doc = new YAML.Document(object, { version: '1.1' });
+  const doc = new YAML.Document(object, { version: '1.1', aliasDuplicateObjects: false });
   YAML.visit(doc, {
     Scalar(_key, node) {
       if (typeof node.value === 'string' && node.value.includes('\n')) node.type = 'BLOCK_LITERAL';

@@ -29,9 +29,13 @@ export function mirrorOrigin(object: unknown): string | undefined {
  * compile asks only when two services claim one name, so a large output is not parsed for nothing.
  */
 export function previousOwnerLookup(tree: ReadonlyMap<string, string>): (source: string, key: string) => string | undefined {
+  let index: Map<string, string> | undefined;
   return (source, key) => {
     const [namespace, name] = key.split('/');
-    const text = tree.get(`${source}/${namespace}/service-${name}.yaml`);
+    // The file may sit in any unit folder (or directly in the cluster folder, before units): indexed once, on the first clash.
+    index ??= serviceFileIndex(tree);
+    const path = index.get(`${source}/${namespace}/service-${name}.yaml`);
+    const text = path === undefined ? undefined : tree.get(path);
     if (text === undefined) return undefined;
     let object: unknown;
     try {
@@ -53,8 +57,8 @@ function metadataValue(text: string, key: string): string | undefined {
   return raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1) : raw;
 }
 
-const MCS_SLICE_FILE = /^[^/]+\/([^/]+)\/endpointslice-.+-mcs-ipv[46](?:-\d+)?\.yaml$/;
-const SERVICE_FILE = /^[^/]+\/(?:[^/]+\/)?service-[^/]+\.yaml$/;
+const MCS_SLICE_FILE = /^[^/]+\/(?:[^/]+\/)?([^/]+)\/endpointslice-.+-mcs-ipv[46](?:-\d+)?\.yaml$/;
+const SERVICE_FILE = /^[^/]+\/(?:[^/]+\/){0,2}service-[^/]+\.yaml$/;
 
 /**
  * A lookup of whether the current output holds a mirror of `target/namespace/service` in any source
@@ -84,4 +88,15 @@ export function previousMirrorLookup(tree: ReadonlyMap<string, string>): (origin
     }
     return origins.has(origin);
   };
+}
+
+/** `<source>/<namespace>/service-<name>.yaml` → the file's path in `tree` (`<source>/<unit>/<namespace>/…` or the older `<source>/<namespace>/…`). */
+function serviceFileIndex(tree: ReadonlyMap<string, string>): Map<string, string> {
+  const index = new Map<string, string>();
+  for (const path of tree.keys()) {
+    const parts = path.split('/');
+    if (parts.length < 3 || !parts[parts.length - 1]!.startsWith('service-')) continue;
+    index.set(`${parts[0]}/${parts[parts.length - 2]}/${parts[parts.length - 1]}`, path);
+  }
+  return index;
 }

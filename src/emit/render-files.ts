@@ -24,7 +24,7 @@ export function renderObjectYaml(object: unknown): string {
 }
 
 /** {@link renderObjectYaml}, turning a string that cannot be written into a compile error naming the file. */
-function renderWritable(where: string, object: unknown): string {
+export function renderWritable(where: string, object: unknown): string {
   try {
     return renderObjectYaml(object);
   } catch (e) {

@@ -20,7 +20,8 @@ export interface LargeRemoval {
   readonly before: number;
 }
 
-const SERVICE_FILE = /^([^/]+)\/(?:[^/]+\/)?service-[^/]+\.yaml$/;
+/** A Service file: `<source>/[<unit>/]<namespace>/service-<name>.yaml` (no unit folder before delivery units). */
+const SERVICE_FILE = /^([^/]+)\/(?:[^/]+\/){0,2}service-[^/]+\.yaml$/;
 /** A label value that names a cluster: a DNS label, possibly quoted. */
 const CLUSTER_VALUE = /^"?([a-z0-9-]+)"?$/;
 
@@ -58,8 +59,8 @@ export function mirrorTargetOf(text: string): string | undefined {
   return lines.some((l) => l.startsWith(PER_POD_LINE)) ? undefined : clusterLabel(lines, CLUSTER_NAME_LINE);
 }
 
-/** An MCS import's EndpointSlice of one exporting cluster: `<source>/<ns>/endpointslice-<svc>-<cluster>-mcs-ipv4[-n].yaml`. */
-const MCS_SLICE_FILE = /^([^/]+)\/([^/]+)\/endpointslice-(.+)-mcs-ipv[46](?:-\d+)?\.yaml$/;
+/** An MCS import's EndpointSlice of one exporting cluster: `<source>/[<unit>/]<ns>/endpointslice-<svc>-<cluster>-mcs-ipv4[-n].yaml`. */
+const MCS_SLICE_FILE = /^([^/]+)\/(?:[^/]+\/)?([^/]+)\/endpointslice-(.+)-mcs-ipv[46](?:-\d+)?\.yaml$/;
 const MCS_SOURCE_CLUSTER_LINE = `    ${MCS_SOURCE_CLUSTER_LABEL}: `;
 
 /** The exporting cluster of an MCS EndpointSlice: its `multicluster.kubernetes.io/source-cluster` label. */
@@ -76,7 +77,8 @@ function mirrorServices(tree: FileTree): Map<string, Map<string, Set<string>>> {
   const out = new Map<string, Map<string, Set<string>>>();
   for (const [path, text] of tree) {
     let target: string | undefined;
-    let key = path;
+    // A mirror that moves to another unit folder is the same mirror: keyed without the unit.
+    let key = unitFreeKey(path);
     let source: string;
     const file = SERVICE_FILE.exec(path);
     if (file) {
@@ -113,26 +115,34 @@ export interface TargetRemoval {
 export function removalsByTarget(before: FileTree, after: FileTree): TargetRemoval[] {
   const found: TargetRemoval[] = [];
   const afterMirrors = mirrorServices(after);
+  const afterKeys = new Set([...after.keys()].map(unitFreeKey));
   for (const [source, byTarget] of [...mirrorServices(before)].sort(([a], [b]) => compareStrings(a, b))) {
     for (const [target, paths] of [...byTarget].sort(([a], [b]) => compareStrings(a, b))) {
       const kept = afterMirrors.get(source)?.get(target);
-      const removed = [...paths].filter((p) => !after.has(p) && !kept?.has(p)).length;
+      const removed = [...paths].filter((p) => !afterKeys.has(p) && !kept?.has(p)).length;
       if (removed > 0) found.push({ source, target, removed, before: paths.size });
     }
   }
   return found;
 }
 
+/** `<source>/<namespace>/<file>` of a namespaced object's path, whichever unit folder (if any) holds it. */
+function unitFreeKey(path: string): string {
+  const parts = path.split('/');
+  return parts.length <= 3 ? path : `${parts[0]}/${parts[parts.length - 2]}/${parts[parts.length - 1]}`;
+}
+
 /** The large removals going from `before` to `after`, by source and target. */
 export function largeRemovals(before: FileTree, after: FileTree): LargeRemoval[] {
   const found: LargeRemoval[] = [];
   const afterMirrors = mirrorServices(after);
+  const afterKeys = new Set([...after.keys()].map(unitFreeKey));
   for (const [source, byTarget] of [...mirrorServices(before)].sort(([a], [b]) => compareStrings(a, b))) {
     let total = 0;
     let removedTotal = 0;
     for (const [target, paths] of [...byTarget].sort(([a], [b]) => compareStrings(a, b))) {
       const kept = afterMirrors.get(source)?.get(target);
-      const removed = [...paths].filter((p) => !after.has(p) && !kept?.has(p)).length;
+      const removed = [...paths].filter((p) => !afterKeys.has(p) && !kept?.has(p)).length;
       const remaining = kept?.size ?? 0;
       total += paths.size;
       removedTotal += removed;

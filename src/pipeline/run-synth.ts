@@ -87,6 +87,12 @@ export interface SynthOptions {
   readonly print?: (line: string) => void;
   /** synth/observe: how long to wait for another run holding the output's run lock, in seconds; 0 refuses at once (exit 6). @default 60 */
   readonly waitSeconds?: number;
+  /**
+   * The most objects of one delivery unit (docs/delivery-units.md). Smaller units only cost more
+   * Kustomizations; plan/check must be given the same value as synth.
+   * @default 500
+   */
+  readonly maxUnitObjects?: number;
   /** Told how long each stage took, in milliseconds (the benchmark's stage times). @default none */
   readonly onStage?: (stage: SynthStage, ms: number) => void;
   /**
@@ -266,10 +272,10 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   try {
     const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), previousMirrors: previousMirrorLookup(before), now: new Date(compileStarted) };
     const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
-    let result = compileFleetTree(spec, snapshot, compileOptions, () => mark('compile'), before);
+    let result = compileFleetTree(spec, snapshot, compileOptions, () => mark('compile'), before, options.maxUnitObjects);
     // A large removal caused by one target's new observation holds back that target alone (see hold-back-targets.ts).
     if (!options.confirmRemovals && !shard) {
-      const held = holdBackRemovingTargets({ previous, snapshot, before, compiled: result, compile: (s) => compileFleetTree(spec, s, compileOptions, undefined, before) });
+      const held = holdBackRemovingTargets({ previous, snapshot, before, compiled: result, compile: (s) => compileFleetTree(spec, s, compileOptions, undefined, before, options.maxUnitObjects) });
       result = held.compiled;
       appendAll(heldBackWarnings, held.warnings);
     }
@@ -291,6 +297,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   // A shard replaces only its own folders; every other path of the tree is carried over as it is.
   // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
   const tree = shard ? mergeShardTree(before, compiled, new Set([...shard, ...nonSourceClusters(spec)])) : compiled;
+  // The delivery manifests follow the delivery units of the whole tree (Flux's unit Kustomizations, Argo CD's sources).
   const delivery = deliveryTree(spec, tree);
   const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   const changes = diffTrees(before, tree);

@@ -8,7 +8,9 @@ import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-
 import { compareStrings } from '../util/order.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { previousMirrorLookup, previousOwnerLookup } from '../emit/previous-owners.js';
-import { renderClusterFiles, type FileTree } from '../emit/render-files.js';
+import type { FileTree } from '../emit/render-files.js';
+import { renderClusterUnits, unitFoldersByCluster } from '../emit/render-units.js';
+import { previousShardCounts } from '../delivery/delivery-units.js';
 import type { Fleet } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
@@ -21,7 +23,7 @@ export interface SynthFleetProps {
   readonly fleet: Fleet;
   /** The observation to compile from: the lock file, as `readLockFile` returns it. */
   readonly snapshot: FleetSnapshot;
-  /** The output as committed now (`<cluster>/<file>` → text): in a mirror name clash its current owner keeps the name. @default no files */
+  /** The output as committed now (`<cluster>/<file>` → text): in a mirror name clash its current owner keeps the name, and a unit family keeps its shard count. @default no files */
   readonly previous?: ReadonlyMap<string, string>;
   /** Make a problem of one mirror (long name, name clash, pinned IP) an error instead of skipping that mirror. @default false */
   readonly strict?: boolean;
@@ -53,10 +55,11 @@ export interface CompiledTree {
 /**
  * Compiles `spec` from `snapshot` and renders every cluster folder.
  * @param onCompiled called between compiling and rendering (stage timing). @default none
- * @param previous the output as committed now, whose text an unchanged file reuses (memory only). @default none
+ * @param previous the output as committed now: an unchanged file reuses its text (memory only), and each unit family keeps at least its shard count. @default none
+ * @param maxUnitObjects the most objects of one delivery unit @default MAX_UNIT_OBJECTS (500)
  * @throws CompileError when the fleet cannot be compiled; nothing is rendered then
  */
-export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>): CompiledTree {
+export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number): CompiledTree {
   const planned = planFleet(spec, snapshot, options);
   const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
   onCompiled?.();
@@ -64,12 +67,15 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
   // Every observed cluster's folder also holds the reader identity that observation needs there.
   const readerRbac = chartsByCluster(addReaderRbacCharts(new App({ outdir: 'unused' }), spec));
   const plans = new Map(planned.plans.map((plan) => [plan.source, plan]));
+  // A family's shard count never shrinks: the committed folder names say how many it has now.
+  const previousUnits = unitFoldersByCluster(previous ?? new Map());
   for (const cluster of [...new Set([...plans.keys(), ...readerRbac.keys()])].sort(compareStrings)) {
     const plan = plans.get(cluster);
     // One source's constructs at a time, in an app of its own: they are garbage once its files are
     // rendered, so a large fleet's memory is bounded by its largest source.
-    const charts = [...(plan ? [sourceChart(new App({ outdir: 'unused' }), plan)] : []), ...(readerRbac.get(cluster) ?? [])];
-    for (const [rel, content] of renderClusterFiles(charts)) {
+    const chart = plan ? sourceChart(new App({ outdir: 'unused' }), plan) : undefined;
+    const files = renderClusterUnits(chart, readerRbac.get(cluster) ?? [], previousShardCounts(previousUnits.get(cluster) ?? []), maxUnitObjects);
+    for (const [rel, content] of files) {
       const key = `${cluster}/${rel}`;
       // An unchanged file keeps the text already read from disk, so the new copy is garbage at once
       // (a no-change run of a large fleet would otherwise hold every file twice).
@@ -91,7 +97,7 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
     strict: props.strict ?? false,
     previousOwners: previousOwnerLookup(props.previous ?? new Map()),
     previousMirrors: previousMirrorLookup(props.previous ?? new Map()),
-  });
+  }, undefined, props.previous);
   const delivery = deliveryTree(spec, compiled.tree);
   return {
     output: compiled.tree,

@@ -51,9 +51,12 @@ describe('delivery manifests against real CRD schemas', () => {
   test('the ApplicationSet, AppProject and every Flux Kustomization are accepted by the real schemas', async (t) => {
     if (!fleet) return t.skip('no kube-apiserver');
     // GIVEN the generated files
-    const files = ['delivery/argocd/applicationset-mirrorc.yaml', 'delivery/argocd/appproject-mirrorc.yaml',
-      ...readdirSync('delivery/flux').map((c) => `delivery/flux/${c}/kustomization-mirrorc.yaml`)];
-    assert.ok(files.length >= 3);
+    const flux = readdirSync('delivery/flux').flatMap((c) => [
+      `delivery/flux/${c}/kustomization-mirrorc.yaml`, `delivery/flux/${c}/root/kustomization-mirrorc-units.yaml`,
+      ...readdirSync(`delivery/flux/${c}/units`).filter((f) => f !== 'kustomization.yaml').map((f) => `delivery/flux/${c}/units/${f}`),
+    ]);
+    const files = ['delivery/argocd/applicationset-mirrorc.yaml', 'delivery/argocd/appproject-mirrorc.yaml', ...flux];
+    assert.ok(flux.some((f) => f.endsWith('/kustomization-mirrorc-from-paris.yaml')) && flux.some((f) => f.endsWith('/kustomization-mirrorc-base.yaml')), flux.join('\n'));
     // WHEN each is dry-run applied THEN the API server accepts it as it is
     for (const file of files) assert.match(await dryRun(file), /serverside-applied \(server dry run\)/, file);
   });
@@ -86,18 +89,25 @@ describe('delivery manifests against real CRD schemas', () => {
     }
   });
 
-  test('kubectl kustomize builds every dist/<cluster> folder into exactly its files', async (t) => {
+  test('kubectl kustomize builds every delivery unit into exactly its files, and dist/<cluster> into all of them', async (t) => {
     if (!fleet) return t.skip('no kube-apiserver');
     const clusters = readdirSync('dist');
     assert.ok(clusters.length >= 2);
+    const listed = (folder: string): string[] => (YAML.parse(readFileSync(`${folder}/kustomization.yaml`, 'utf8')) as { resources: string[] }).resources;
+    const build = async (folder: string) =>
+      YAML.parseAllDocuments(await fleet!.kubectl('hub', ['kustomize', folder])).map((d) => d.toJSON() as { kind: string; metadata: { name: string } });
     for (const cluster of clusters) {
-      // WHEN the folder is built like Argo CD and Flux build it
-      const out = await fleet.kubectl('hub', ['kustomize', `dist/${cluster}`]);
-      // THEN every listed file becomes one object
-      const listed = (YAML.parse(readFileSync(`dist/${cluster}/kustomization.yaml`, 'utf8')) as { resources: string[] }).resources;
-      const built = YAML.parseAllDocuments(out).map((d) => d.toJSON() as { kind: string; metadata: { name: string } });
-      assert.equal(built.length, listed.length, cluster);
-      assert.ok(built.some((o) => o.kind === 'ClusterRole' && o.metadata.name === 'mirrorc-observer'), cluster);
+      let total = 0;
+      for (const unit of listed(`dist/${cluster}`)) {
+        // WHEN a unit folder is built like Argo CD and Flux build it
+        const built = await build(`dist/${cluster}/${unit}`);
+        // THEN every listed file becomes one object
+        assert.equal(built.length, listed(`dist/${cluster}/${unit}`).length, `${cluster}/${unit}`);
+        total += built.length;
+        if (unit === 'base') assert.ok(built.some((o) => o.kind === 'ClusterRole' && o.metadata.name === 'mirrorc-observer'), cluster);
+      }
+      // AND the cluster folder (what a tool still syncing dist/<cluster> builds) is every unit together
+      assert.equal((await build(`dist/${cluster}`)).length, total, cluster);
     }
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Flux's real kustomize-controller syncs what synth writes, against real kube-apiservers: each
- * source cluster runs its own controller with the Kustomization synth generated in delivery/flux/,
- * and the harness serves the repository (a tarball of dist/) as the GitRepository's artifact after
- * every synth, as CI's commit would. The steps build on each other (one fleet, one sequence of runs),
+ * source cluster runs its own controller with the entry Kustomization synth generated in
+ * delivery/flux/ (which applies `mirrorc-units`, which applies one Kustomization per delivery unit),
+ * and the harness serves the repository (a tarball of dist/ and delivery/) as the GitRepository's
+ * artifact after every synth, as CI's commit would. The steps build on each other (one fleet, one sequence of runs),
  * so they are the steps of one test.
  *
  * Fleet: london mirrors paris (gateway mode) and rome (flat mode); paris mirrors london (gateway).
@@ -17,7 +18,8 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import type { FleetDefinition } from '../../src/cli/load-fleet.js';
 import { MANAGED_LABEL } from '../../src/contract/mirrorc.js';
-import { FLUX_KUSTOMIZATION_NAME } from '../../src/delivery/flux-kustomization.js';
+import { FLUX_KUSTOMIZATION_NAME, FLUX_UNITS_KUSTOMIZATION_NAME } from '../../src/delivery/flux-kustomization.js';
+import { readdirSync } from 'node:fs';
 import { Cluster, GitOpsDelivery, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { fluxControllerForTests, fluxControllerSkipReason, type FluxController, type LiveKustomization } from '../harness/flux-controller.js';
@@ -97,22 +99,36 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
     return new Map((list.items as any[]).map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, o.metadata.uid as string]));
   };
 
-  /** Publishes dist/ as the next revision to every source's Flux and waits until each applied it. */
-  const publishAndSync = async (): Promise<Map<string, LiveKustomization>> => {
-    const out = new Map<string, LiveKustomization>();
+  /** The unit Kustomizations synth generated for `cluster` (delivery/flux/<cluster>/units/). */
+  const unitNames = (cluster: string): string[] =>
+    readdirSync(join(ws!.dir, 'delivery/flux', cluster, 'units')).filter((f) => f !== 'kustomization.yaml')
+      .map((f) => (parse(readFileSync(join(ws!.dir, 'delivery/flux', cluster, 'units', f), 'utf8')) as Manifest).metadata.name);
+
+  /** Waits until the entry, mirrorc-units and every unit of `source` applied `revision`; returns the units. */
+  const waitForUnits = async (source: string, revision: string, handled?: string): Promise<LiveKustomization[]> => {
+    const controller = flux.get(source)!;
+    await controller.waitForReady(FLUX_KUSTOMIZATION_NAME, revision);
+    await controller.waitForReady(FLUX_UNITS_KUSTOMIZATION_NAME, revision);
+    const units: LiveKustomization[] = [];
+    for (const name of unitNames(source)) units.push(await controller.waitForReady(name, revision, handled ? { handled } : {}));
+    return units;
+  };
+
+  /** Publishes dist/ and delivery/ as the next revision to every source's Flux and waits until each unit applied it. */
+  const publishAndSync = async (): Promise<Map<string, LiveKustomization[]>> => {
+    const out = new Map<string, LiveKustomization[]>();
     for (const source of SOURCES) {
-      const controller = flux.get(source)!;
-      const revision = await controller.publish(ws!.dir, ['dist']);
-      out.set(source, await controller.waitForReady(FLUX_KUSTOMIZATION_NAME, revision));
+      const revision = await flux.get(source)!.publish(ws!.dir, ['dist', 'delivery']);
+      out.set(source, await waitForUnits(source, revision));
     }
     return out;
   };
 
-  /** THEN: the inventory is exactly `kubectl kustomize dist/<cluster>`, and every field we set reads back unchanged. */
-  const assertSynced = async (cluster: string, k: LiveKustomization): Promise<void> => {
+  /** THEN: the units' inventories together are exactly `kubectl kustomize dist/<cluster>`, and every field we set reads back unchanged. */
+  const assertSynced = async (cluster: string, units: readonly LiveKustomization[]): Promise<void> => {
     const objects = await built(cluster);
-    const inventory = (k.status?.inventory?.entries ?? []).map((e) => e.id).sort();
-    assert.deepEqual(inventory, objects.map(inventoryId).sort(), `${cluster}: inventory = kustomize build`);
+    const inventory = units.flatMap((k) => (k.status?.inventory?.entries ?? []).map((e) => e.id)).sort();
+    assert.deepEqual(inventory, objects.map(inventoryId).sort(), `${cluster}: inventories = kustomize build`);
     for (const o of objects) assertSubset(await live(cluster, o), o, `${cluster}: ${inventoryId(o)}`);
   };
 
@@ -149,16 +165,17 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
         await fleet!.kubectl(source, ['apply', '--server-side', '--field-manager=flux-bootstrap', '-f', file]);
       }
       const synced = await publishAndSync();
-      // THEN each Kustomization is the generated one, Ready=True, and its cluster holds exactly dist/<cluster>
+      // THEN each unit Kustomization is the generated one, Ready=True, and their cluster holds exactly dist/<cluster>
       for (const source of SOURCES) {
-        const k = synced.get(source)!;
-        assertSubset(k, parse(readFileSync(join(ws!.dir, 'delivery', 'flux', source, 'kustomization-mirrorc.yaml'), 'utf8')), source);
-        await assertSynced(source, k);
+        const units = synced.get(source)!;
+        assert.deepEqual(units.map((k) => k.metadata.name).sort(), ['mirrorc-base', source === 'london' ? 'mirrorc-from-paris' : 'mirrorc-from-london', ...(source === 'london' ? ['mirrorc-from-rome'] : [])].sort());
+        for (const k of units) assertSubset(k, parse(readFileSync(join(ws!.dir, 'delivery', 'flux', source, 'units', `kustomization-${k.metadata.name}.yaml`), 'utf8')), `${source}: ${k.metadata.name}`);
+        await assertSynced(source, units);
       }
     });
 
     await step('a target stops exporting a service: the next revision prunes exactly that mirror', async () => {
-      // GIVEN the synced state the previous step left
+      // GIVEN the synced state of the previous test
       const before = await managed('london');
       const parisBefore = await managed('paris');
       // WHEN paris stops exporting cart and synth runs
@@ -166,7 +183,7 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
       const run = await ws!.synth();
       assert.equal(run.exitCode, ExitCode.OK, ws!.logs.join('\n'));
       const london = run.changes.find((c) => c.cluster === 'london')!;
-      assert.deepEqual([...london.removed].sort(), ['shop/endpoints-cart-paris.yaml', 'shop/endpointslice-cart-paris-ipv4.yaml', 'shop/service-cart-paris.yaml']);
+      assert.deepEqual([...london.removed].sort(), ['from-paris/shop/endpoints-cart-paris.yaml', 'from-paris/shop/endpointslice-cart-paris-ipv4.yaml', 'from-paris/shop/service-cart-paris.yaml']);
       const synced = await publishAndSync();
       // THEN london lost exactly cart-paris's three objects; nothing else was deleted or recreated
       await assertSynced('london', synced.get('london')!);
@@ -219,10 +236,10 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
         assert.equal(run.exitCode, ExitCode.REMOVAL_NOT_CONFIRMED, ws!.logs.join('\n'));
         assert.deepEqual(ws!.files(), stable);
         // AND publishing what is on disk (as a CI that commits whatever is there would) gives the same revision
-        assert.equal(await london.publish(ws!.dir, ['dist']), revision);
-        // AND a forced reconcile of it keeps every object (same uids)
-        await london.requestReconcile(FLUX_KUSTOMIZATION_NAME, 'after-guard-stop');
-        await london.waitForReady(FLUX_KUSTOMIZATION_NAME, revision, { handled: 'after-guard-stop' });
+        assert.equal(await london.publish(ws!.dir, ['dist', 'delivery']), revision);
+        // AND a forced reconcile of every unit keeps every object (same uids)
+        for (const name of unitNames('london')) await london.requestReconcile(name, 'after-guard-stop');
+        await waitForUnits('london', revision, 'after-guard-stop');
         assert.deepEqual(await managed('london'), synced);
         assert.ok([...before.keys()].every((k) => synced.has(k)));
       } finally {
@@ -257,24 +274,26 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
     await step('the checks have teeth: an artifact whose digest does not match is refused and changes nothing', async () => {
       const london = flux.get('london')!;
       const before = await managed('london');
-      const appliedBefore = (await london.kustomization(FLUX_KUSTOMIZATION_NAME)).status?.lastAppliedRevision;
+      const appliedBefore = (await london.kustomization(FLUX_UNITS_KUSTOMIZATION_NAME)).status?.lastAppliedRevision;
       // GIVEN a new revision in which london gets fee-paris
       await applyService(fleet!, 'paris', 'shop', 'fee', { app: 'fee', ...GATEWAY });
       assert.equal((await ws!.synth()).exitCode, ExitCode.OK, ws!.logs.join('\n'));
       // WHEN it is announced with a wrong digest
-      const revision = await london.publish(ws!.dir, ['dist'], { digest: `sha256:${'0'.repeat(64)}` });
+      const revision = await london.publish(ws!.dir, ['dist', 'delivery'], { digest: `sha256:${'0'.repeat(64)}` });
       // THEN the controller refuses it: Ready=False ArtifactFailed, still at the old revision, nothing applied
       // (a refused artifact is not an attempted revision: lastAttemptedRevision stays too)
-      const refused = await london.waitFor(FLUX_KUSTOMIZATION_NAME, 'refuse the artifact', (k) =>
+      // (mirrorc-units refuses it; the unit Kustomizations, which wait for mirrorc-units at the same revision, never fetch it)
+      const refused = await london.waitFor(FLUX_UNITS_KUSTOMIZATION_NAME, 'refuse the artifact', (k) =>
         k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False' && c.reason === 'ArtifactFailed') === true);
       assert.match(refused.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /computed digest doesn't match/);
       assert.equal(refused.status?.lastAppliedRevision, appliedBefore);
       assert.notEqual(revision, appliedBefore);
       assert.deepEqual(await managed('london'), before);
+      assert.notEqual((await london.kustomization('mirrorc-from-paris')).status?.lastAppliedRevision, revision);
       // AND the same revision announced correctly is applied
-      assert.equal(await london.publish(ws!.dir, ['dist']), revision);
-      await london.requestReconcile(FLUX_KUSTOMIZATION_NAME, 'correct-digest');
-      await assertSynced('london', await london.waitForReady(FLUX_KUSTOMIZATION_NAME, revision, { handled: 'correct-digest' }));
+      assert.equal(await london.publish(ws!.dir, ['dist', 'delivery']), revision);
+      for (const name of [FLUX_KUSTOMIZATION_NAME, FLUX_UNITS_KUSTOMIZATION_NAME, ...unitNames('london')]) await london.requestReconcile(name, 'correct-digest');
+      await assertSynced('london', await waitForUnits('london', revision, 'correct-digest'));
       assert.ok((await managed('london')).has('Service/shop/fee-paris'));
     });
   });

@@ -39,6 +39,25 @@ export async function applyService(fleet: KubeFleet, cluster: string, namespace:
   }));
 }
 
+/**
+ * An output tree keyed without its delivery unit folders: `<cluster>/<unit>/<rest>` → `<cluster>/<rest>`;
+ * the units' kustomization.yaml files are left out (the cluster's own one stays).
+ */
+export function withoutUnitFolders(tree: ReadonlyMap<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, text] of tree) {
+    const parts = path.split('/');
+    if (parts.length === 2) out.set(path, text);
+    else if (parts.length > 2 && !(parts.length === 3 && parts[2] === 'kustomization.yaml')) out.set([parts[0], ...parts.slice(2)].join('/'), text);
+  }
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Cluster-relative changed paths without the unit folder (`from-paris/shop/x.yaml` → `shop/x.yaml`; the cluster's own `kustomization.yaml` stays), sorted, once each. */
+export function unitFree(paths: readonly string[]): string[] {
+  return [...new Set(paths.map((p) => (p.includes('/') ? p.split('/').slice(1).join('/') : p)))].sort();
+}
+
 /** A scratch directory with its own dist/ and lock file. */
 export class Workspace {
   public readonly dir = mkdtempSync(join(tmpdir(), 'mirrorc-it-'));
@@ -63,9 +82,13 @@ export class Workspace {
     });
   }
 
-  /** Every output file and the lock, as text. */
+  /**
+   * Every output file and the lock, as text, keyed without the delivery unit folder
+   * (`london/shop/service-web-paris.yaml`, `london/kustomization.yaml`): most tests are about what
+   * a cluster gets, not which unit holds it (docs/delivery-units.md; flux-unit-migration tests units).
+   */
   public files(): Map<string, string> {
-    const tree = readTree(this.outDir);
+    const tree = withoutUnitFolders(readTree(this.outDir));
     try {
       tree.set('LOCK', readFileSync(this.lockFile, 'utf8'));
     } catch {
@@ -74,8 +97,19 @@ export class Workspace {
     return tree;
   }
 
+  /** The files of a cluster folder, relative to it, without the unit folder (see {@link files}). */
   public paths(cluster: string): string[] {
-    return [...readTree(join(this.outDir, cluster)).keys()];
+    return [...this.files().keys()].filter((p) => p.startsWith(`${cluster}/`)).map((p) => p.slice(cluster.length + 1));
+  }
+
+  /** The path on disk of `<cluster>/<namespace>/<file>` (or `<cluster>/<file>`), whichever unit folder holds it. */
+  public pathOf(key: string): string {
+    const [cluster, ...rest] = key.split('/');
+    for (const [path] of readTree(join(this.outDir, cluster!))) {
+      const parts = path.split('/');
+      if (parts.slice(1).join('/') === rest.join('/')) return join(this.outDir, cluster!, path);
+    }
+    throw new Error(`no unit folder of ${cluster} holds ${rest.join('/')}`);
   }
 
   public remove(): void {

@@ -55,7 +55,7 @@ describe('federated-mode synth against real API servers', () => {
       assert.equal(result.exitCode, ExitCode.OK, ws.logs.join('\n'));
       // THEN london gets fed/service-cart-federated and nothing else for cart
       assert.deepEqual(ws.paths('london').filter((p) => p.startsWith('fed/')), ['fed/service-cart-federated.yaml']);
-      const want = parse(readFileSync(`${ws.outDir}/london/fed/service-cart-federated.yaml`, 'utf8'));
+      const want = parse(readFileSync(ws.pathOf('london/fed/service-cart-federated.yaml'), 'utf8'));
       // AND it takes the local member's metadata and ports, lists paris then rome, and names the local member
       assert.deepEqual(want.metadata.labels, { app: 'cart', team: 'checkout', 'mirror.linkerd.io/mirrored-service': 'true', 'mirrorc.io/managed': 'true' });
       assert.deepEqual(want.metadata.annotations, {
@@ -104,7 +104,7 @@ describe('federated-mode synth against real API servers', () => {
       const result = await ws.synth();
       // THEN it succeeds: api-federated uses paris's ports and lists both members
       assert.equal(result.exitCode, ExitCode.OK, ws.logs.join('\n'));
-      const api = parse(readFileSync(`${ws.outDir}/london/conf/service-api-federated.yaml`, 'utf8'));
+      const api = parse(readFileSync(ws.pathOf('london/conf/service-api-federated.yaml'), 'utf8'));
       assert.deepEqual(api.spec.ports, [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }]);
       assert.equal(api.metadata.annotations['multicluster.linkerd.io/remote-discovery'], 'api@paris,api@rome');
       // AND the run prints one warning naming each member and port
@@ -114,7 +114,7 @@ describe('federated-mode synth against real API servers', () => {
         assert.ok(conflict[0]!.includes(part), `warning lacks ${part}: ${conflict[0]}`);
       }
       // AND db-federated lists paris only, with a warning naming rome's headless member
-      const db = parse(readFileSync(`${ws.outDir}/london/conf/service-db-federated.yaml`, 'utf8'));
+      const db = parse(readFileSync(ws.pathOf('london/conf/service-db-federated.yaml'), 'utf8'));
       assert.equal(db.metadata.annotations['multicluster.linkerd.io/remote-discovery'], 'db@paris');
       assert.ok(ws.logs.some((l) => l.includes('rome/conf/db is headless (clusterIP: None), and a headless Service cannot join a federated Service')), ws.logs.join('\n'));
     } finally {

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
-import { GATEWAY_IDENTITY, applyService, applyStatefulService, ensureNamespace, installGateway } from '../integration/support.js';
+import { GATEWAY_IDENTITY, applyService, applyStatefulService, ensureNamespace, installGateway, unitFree } from '../integration/support.js';
 import { startStubFleet } from './hostile-apiserver.js';
 import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './support.js';
 
@@ -78,7 +78,7 @@ describe('hostile and malformed locks', () => {
         repo.writeFleet(LOCK_FLEET);
         repo.writeLock(goodLock());
         assert.equal((await repo.run(['synth', '--offline'])).code, ExitCode.OK);
-        assert.ok(existsSync(join(repo.outDir, 'a', 'default', 'service-web-b.yaml')));
+        assert.ok(existsSync(join(repo.outDir, 'a', 'from-b', 'default', 'service-web-b.yaml')));
         // AND the lock replaced by a bad one (a bad merge, a hand edit, a hostile commit)
         const lock = goodLock();
         edit(lock);
@@ -248,7 +248,7 @@ describe('hostile targets against real API servers', () => {
         assert.ok(file(repo, rel), `${rel} written`);
       }
       assert.ok(![...readFiles(repo)].some((p) => p.includes(long)), 'no file for the long service');
-      assert.deepEqual(run.report.sources.find((s: any) => s.cluster === 'london').added.filter((f: string) => f.startsWith('long/service-')), ['long/service-fresh-paris.yaml', 'long/service-other-east-paris.yaml']);
+      assert.deepEqual(unitFree(run.report.sources.find((s: any) => s.cluster === 'london').added).filter((f: string) => f.startsWith('long/service-')), ['long/service-fresh-paris.yaml', 'long/service-other-east-paris.yaml']);
       assertOneOf(repo.hash(), { old, new: repo.hash() }, 'isolated');
       assertOutcome(await synth('check'), ExitCode.OK, /up to date/, 'check after');
     } finally {
@@ -432,7 +432,7 @@ describe('a hostile apiserver', () => {
       }
       // THEN only the good service is mirrored, and nothing was written outside dist/
       const files = readFiles(repo);
-      assert.ok(files.includes('a/default/service-good-b.yaml'), files.join('\n'));
+      assert.ok(files.includes('a/from-b/default/service-good-b.yaml'), files.join('\n'));
       assert.ok(!files.some((f) => f.includes('web') || f.includes('bad-')), files.join('\n'));
       assert.ok(!existsSync(join(repo.dir, 'x')) && !existsSync(join(repo.dir, '..', 'x')), 'nothing outside dist/');
       const now = assertOneOf(repo.hash(), { old, new: repo.hash() }, 'hostile services');

@@ -10,14 +10,14 @@
  * the previous tree for a failed run).
  */
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import YAML from 'yaml';
 import { stringifyYaml } from '../../src/emit/yaml-writer.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
-import { installGateway, ensureNamespace, applyStatefulService } from '../integration/support.js';
+import { installGateway, ensureNamespace, applyStatefulService, unitFree } from '../integration/support.js';
 import { assertNoStackTrace, SafetyRepo, type CliRun } from './support.js';
 
 const SOURCE = 'east';
@@ -206,7 +206,11 @@ describe('safety: the metadata policy and exact values against real API servers'
   const live = async (kind: string, name: string): Promise<any> =>
     JSON.parse(await fleet!.kubectl(SOURCE, ['get', kind, name, '-n', NS, '-o', 'json']));
 
-  const distObject = (path: string): any => YAML.parse(readFileSync(join(repo.outDir, SOURCE, path), 'utf8'));
+  // `path` is `<namespace>/<file>`: found in whichever delivery unit folder holds it (docs/delivery-units.md).
+  const distObject = (path: string): any => {
+    const unit = readdirSync(join(repo.outDir, SOURCE)).find((u) => existsSync(join(repo.outDir, SOURCE, u, path)));
+    return YAML.parse(readFileSync(join(repo.outDir, SOURCE, unit ?? '.', path), 'utf8'));
+  };
 
   before(async (t) => {
     fleet = await kubeFleetForTests(t as never, [SOURCE, TARGET], { readerRules: observationRules({ source: true, target: true }) });
@@ -282,7 +286,7 @@ describe('safety: the metadata policy and exact values against real API servers'
       assertSucceeded();
       const mirror = `${f.service}-${TARGET}`;
       // THEN the gateway-mode mirror was written: Service, Endpoints and EndpointSlice, listed as added in the report
-      const added: string[] = run.report.sources.find((s: { cluster: string }) => s.cluster === SOURCE).added;
+      const added: string[] = unitFree(run.report.sources.find((s: { cluster: string }) => s.cluster === SOURCE).added);
       const files = [`${NS}/service-${mirror}.yaml`, `${NS}/endpoints-${mirror}.yaml`, `${NS}/endpointslice-${mirror}-ipv4.yaml`];
       for (const file of files) assert.ok(added.includes(file), `${file} in ${added.join(', ')}`);
       // AND none of them carries a key of the family; the Service carries the team's keys and ours

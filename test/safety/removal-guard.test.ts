@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
-import { applyService, ensureNamespace, installGateway } from '../integration/support.js';
+import { applyService, ensureNamespace, installGateway, unitFree } from '../integration/support.js';
 import { SafetyRepo, assertNoStackTrace, readFiles } from './support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
@@ -130,7 +130,7 @@ describe('safety: removals', () => {
       assert.equal(confirmed.code, ExitCode.OK, confirmed.stderr);
       assert.deepEqual(mirrorsOf(repo, 'rome'), []);
       assert.equal(mirrorsOf(repo, 'paris').length, 3);
-      assert.deepEqual(confirmed.report.sources.find((s: any) => s.cluster === 'london').removed.filter((f: string) => f.includes('service-')).sort(),
+      assert.deepEqual(unitFree(confirmed.report.sources.find((s: any) => s.cluster === 'london').removed).filter((f: string) => f.includes('service-')),
         ['shop/service-ads-rome.yaml', 'shop/service-search-rome.yaml']);
     } finally {
       repo.remove();
@@ -193,7 +193,7 @@ describe('safety: removals', () => {
     if (!fleet) return t.skip('no kube-apiserver');
     await applyService(fleet, 'madrid', 'fresh-ns', 'quake', { app: 'quake', ...EXPORTED });
     const { repo } = await mirroredRepo(fleetBody(['madrid'], ', createMissingNamespaces: true'));
-    const nsFile = join(repo.outDir, 'london', 'namespace-fresh-ns.yaml');
+    const nsFile = join(repo.outDir, 'london', 'base', 'namespace-fresh-ns.yaml');
     try {
       assert.ok(existsSync(nsFile), 'run 1 adds the namespace');
       const text = readFileSync(nsFile, 'utf8');

@@ -95,7 +95,7 @@ test('GIVEN a compiled generated fleet WHEN one service port changes in the lock
     assert.match(note, /^c01 analytics\/api-0 port 80 → 81$/);
     assert.equal((await runSynth(options)).exitCode, 0);
     const writes = compareSnapshots(before, snapshotTree(dir, before));
-    assert.deepEqual(writes.changedPaths, ['clusters/fleet.lock.json', 'dist/c02/analytics/service-api-0-c01.yaml', 'dist/c03/analytics/service-api-0-c01.yaml']);
+    assert.deepEqual(writes.changedPaths, ['clusters/fleet.lock.json', 'dist/c02/from-c01/analytics/service-api-0-c01.yaml', 'dist/c03/from-c01/analytics/service-api-0-c01.yaml']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -51,7 +51,7 @@ test('synth --offline --source a,b --report F --quiet: compiles those shards, wr
     assert.deepEqual(report.shard, ['london', 'west']);
     assert.deepEqual(report.sources.map((s: { cluster: string; compiled: boolean; changed: string[] }) => [s.cluster, s.compiled, s.changed.length]), [['ap', false, 0], ['east', false, 0], ['eu', false, 0], ['london', true, 0], ['us', false, 0], ['west', true, 2]]);
     const after = readTree(ws.outDir);
-    assert.notEqual(after.get('west/shop/endpoints-payments-east.yaml'), before.get('west/shop/endpoints-payments-east.yaml'));
+    assert.notEqual(after.get('west/from-east/shop/endpoints-payments-east.yaml'), before.get('west/from-east/shop/endpoints-payments-east.yaml'));
   } finally {
     ws.remove();
   }

@@ -168,8 +168,14 @@ describe('delivery output of synth', () => {
         'argocd/argocd-cm-values-managed-endpoints-only.yaml', 'argocd/argocd-cm-values.yaml',
         'argocd/kustomize/all-endpoints/argocd-cm-patch.yaml', 'argocd/kustomize/all-endpoints/kustomization.yaml',
         'argocd/kustomize/managed-endpoints-only/argocd-cm-patch.yaml', 'argocd/kustomize/managed-endpoints-only/kustomization.yaml',
-        'flux/alpha/kustomization-mirrorc.yaml', 'flux/beta/kustomization-mirrorc.yaml',
-      ]);
+        'argocd/clusters/alpha.yaml', 'argocd/clusters/beta.yaml',
+        ...['alpha', 'beta'].flatMap((c) => [
+          `flux/${c}/kustomization-mirrorc.yaml`, `flux/${c}/root/kustomization-mirrorc-units.yaml`, `flux/${c}/root/kustomization.yaml`,
+          `flux/${c}/units/kustomization-mirrorc-base.yaml`,
+        ]),
+        // no service of beta is observed yet, so alpha has no from-beta unit: only the base
+        'flux/alpha/units/kustomization.yaml', 'flux/beta/units/kustomization.yaml',
+      ].sort());
       assert.deepEqual([...new Set([...readTree(join(dir, 'dist')).keys()].map((p) => p.split('/')[0]))], ['alpha', 'beta']);
       // WHEN it is confirmed, or only Flux is used
       for (const define of [withDelivery({ configMapChangeApplied: true }), withDelivery(undefined)]) {
@@ -227,24 +233,24 @@ describe('reader RBAC in dist/', () => {
     // london is only a source, paris only a target, east and west both (example fleet)
     const expected = { london: { source: true, target: false, mcsSource: true }, paris: { source: false, target: true }, east: { source: true, target: true }, west: { source: true, target: true }, oslo: { source: false, target: true, mcsTarget: true } };
     for (const [cluster, roles] of Object.entries(expected)) {
-      const role = parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`);
+      const role = parse(`dist/${cluster}/base/clusterrole-mirrorc-observer.yaml`);
       assert.deepEqual(role.rules, observationRules(roles), cluster);
     }
     const trustRoots = { apiGroups: [''], resources: ['configmaps'], resourceNames: ['linkerd-identity-trust-roots'], verbs: ['get'] };
-    assert.deepEqual(parse('dist/paris/clusterrole-mirrorc-observer.yaml').rules, [
+    assert.deepEqual(parse('dist/paris/base/clusterrole-mirrorc-observer.yaml').rules, [
       trustRoots,
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
     ]);
     // Least privilege: only oslo, the target of an MCS link, may list ServiceExports.
     for (const [cluster] of Object.entries(expected)) {
-      const listsServiceExports = JSON.stringify(parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceexports');
+      const listsServiceExports = JSON.stringify(parse(`dist/${cluster}/base/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceexports');
       assert.equal(listsServiceExports, cluster === 'oslo', cluster);
       // ...and only london, the source of an MCS link, may list ServiceImports (one another controller owns is never taken over).
-      const listsServiceImports = JSON.stringify(parse(`dist/${cluster}/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceimports');
+      const listsServiceImports = JSON.stringify(parse(`dist/${cluster}/base/clusterrole-mirrorc-observer.yaml`).rules).includes('serviceimports');
       assert.equal(listsServiceImports, cluster === 'london', cluster);
     }
-    assert.deepEqual(parse('dist/east/clusterrole-mirrorc-observer.yaml').rules, [
+    assert.deepEqual(parse('dist/east/base/clusterrole-mirrorc-observer.yaml').rules, [
       trustRoots,
       { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },

@@ -30,7 +30,7 @@ test('plan lists exactly the changed objects and fields, and writes nothing', as
     const result = await run({ mode: 'plan' });
     // THEN only west's two endpoint objects of payments-east change, in exactly that field
     assert.equal(result.exitCode, ExitCode.OK);
-    assert.deepEqual(result.changes, [{ cluster: 'west', added: [], changed: ['shop/endpoints-payments-east.yaml', 'shop/endpointslice-payments-east-ipv4.yaml'], removed: [] }]);
+    assert.deepEqual(result.changes, [{ cluster: 'west', added: [], changed: ['from-east/shop/endpoints-payments-east.yaml', 'from-east/shop/endpointslice-payments-east-ipv4.yaml'], removed: [] }]);
     assert.ok(printed.includes('      subsets[0].addresses[0].ip: "198.51.100.7" → "198.51.100.8"'), printed.join('\n'));
     assert.ok(printed.includes('      endpoints[0].addresses[0]: "198.51.100.7" → "198.51.100.8"'), printed.join('\n'));
     // AND nothing was written
@@ -46,11 +46,11 @@ test('check fails on a hand-edited dist/ file and passes after a fresh synth', a
     // GIVEN a clean copy, check passes
     assert.equal((await run({ mode: 'check' })).exitCode, ExitCode.OK);
     // WHEN a generated file is edited by hand
-    appendFileSync(join(dir, 'dist/london/default/service-bar-paris.yaml'), '# hand edit\n');
+    appendFileSync(join(dir, 'dist/london/from-paris/default/service-bar-paris.yaml'), '# hand edit\n');
     const failed = await run({ mode: 'check' });
     // THEN check fails naming the file
     assert.equal(failed.exitCode, ExitCode.CHECK_FAILED);
-    assert.deepEqual(failed.changes.map((c) => [c.cluster, c.changed]), [['london', ['default/service-bar-paris.yaml']]]);
+    assert.deepEqual(failed.changes.map((c) => [c.cluster, c.changed]), [['london', ['from-paris/default/service-bar-paris.yaml']]]);
     // AND after synth it passes again
     assert.equal((await run({ mode: 'write' })).exitCode, ExitCode.OK);
     assert.equal((await run({ mode: 'check' })).exitCode, ExitCode.OK);
@@ -62,11 +62,11 @@ test('check fails on a hand-edited dist/ file and passes after a fresh synth', a
 test('check fails when a file is missing or extra, or the lock is not canonical', async () => {
   const { dir, run } = scratch();
   try {
-    rmSync(join(dir, 'dist/east/shop/service-orders-west.yaml'));
+    rmSync(join(dir, 'dist/east/from-west/shop/service-orders-west.yaml'));
     writeFileSync(join(dir, 'dist/east/stray.yaml'), 'x: 1\n');
     const r = await run({ mode: 'check' });
     assert.equal(r.exitCode, ExitCode.CHECK_FAILED);
-    assert.deepEqual(r.changes, [{ cluster: 'east', added: ['shop/service-orders-west.yaml'], changed: [], removed: ['stray.yaml'] }]);
+    assert.deepEqual(r.changes, [{ cluster: 'east', added: ['from-west/shop/service-orders-west.yaml'], changed: [], removed: ['stray.yaml'] }]);
     await run({ mode: 'write' });
     const lockPath = join(dir, 'fleet.lock.json');
     writeFileSync(lockPath, JSON.stringify(JSON.parse(readFileSync(lockPath, 'utf8'))));

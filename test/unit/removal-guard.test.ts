@@ -110,7 +110,7 @@ test('GIVEN MCS imports of 3 services from paris WHEN paris would no longer be i
     rome: target(services, { selectors: DEFAULT_SELECTOR_QUERIES, gateway: gateway({ addresses: ['198.51.100.30'] }) }),
   }, { london: source(['shop']) });
   const before = compileFleetTree(fleet(['paris', 'rome']), snap, {}).tree;
-  assert.ok([...before.keys()].includes('london/shop/endpointslice-a-paris-mcs-ipv6.yaml'), [...before.keys()].join(', '));
+  assert.ok([...before.keys()].includes('london/shared/shop/endpointslice-a-paris-mcs-ipv6.yaml'), [...before.keys()].join(', '));
   // WHEN the paris link goes (rome's imports stay)
   const after = compileFleetTree(fleet(['rome']), snap, {}).tree;
   // THEN the guard names london and paris, counting each import once (not per address family)

@@ -19,7 +19,7 @@ test('the report of a plan lists, per source, exactly the changed files, and per
     const lock = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
     const exported = (cluster: string): number => lock.targets[cluster].services.length;
     const filesOf = (cluster: string): number => readdirSync(join(ws.outDir, cluster), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
-    const westChanged = ['shop/endpoints-payments-east.yaml', 'shop/endpointslice-payments-east-ipv4.yaml'];
+    const westChanged = ['from-east/shop/endpoints-payments-east.yaml', 'from-east/shop/endpointslice-payments-east-ipv4.yaml'];
     const targetCounts = Object.fromEntries(['ap', 'east', 'eu', 'lyon', 'oslo', 'paris', 'us', 'west'].map((c) => [c, exported(c)]));
     const sourceFiles = Object.fromEntries(['ap', 'east', 'eu', 'london', 'us', 'west'].map((c) => [c, filesOf(c)]));
     for (const [c, n] of Object.entries({ ...targetCounts, ...sourceFiles })) assert.ok(n > 0, `${c}: the fixture is empty`);

@@ -27,7 +27,7 @@ test('a shard run changes its own folder only; other folders and the lock stay b
     assert.equal(result.exitCode, ExitCode.OK, ws.logged.join('\n'));
     assert.deepEqual(result.changes.map((c) => c.cluster), ['west']);
     const after = readTree(ws.outDir);
-    assert.match(after.get('west/shop/endpoints-payments-east.yaml') ?? '', /198\.51\.100\.8/);
+    assert.match(after.get('west/from-east/shop/endpoints-payments-east.yaml') ?? '', /198\.51\.100\.8/);
     // AND every file of london, east and the other folder, and the lock, are exactly as before
     for (const other of ['east', 'london', 'paris', 'us', 'delivery']) assert.deepEqual(folder(after, other), folder(before, other), other);
     assert.equal(readFileSync(ws.lockFile, 'utf8'), lockBefore);

@@ -17,17 +17,17 @@ test('normal synth output lists changed files and ends with the summary table', 
   try {
     ws.editLock('198.51.100.7', '198.51.100.8');
     await ws.run();
-    assert.ok(ws.logged.includes('  ~ shop/endpoints-payments-east.yaml'), ws.logged.join('\n'));
+    assert.ok(ws.logged.includes('  ~ from-east/shop/endpoints-payments-east.yaml'), ws.logged.join('\n'));
     assert.ok(!ws.logged.some((l) => l.includes('subsets[0].addresses[0].ip')), 'fields only when verbose');
     const summary = ws.logged.slice(ws.logged.indexOf('') + 1);
     assert.deepEqual(summary, [
       'source  added  changed  removed  unchanged',
-      'ap      0      0        0        36',
-      'east    0      0        0        10',
-      'eu      0      0        0        36',
-      'london  0      0        0        16',
-      'us      0      0        0        36',
-      'west    0      2        0        8',
+      'ap      0      0        0        40',
+      'east    0      0        0        13',
+      'eu      0      0        0        40',
+      'london  0      0        0        20',
+      'us      0      0        0        40',
+      'west    0      2        0        11',
       '',
       'target  state      services  stale since',
       'ap      from lock  1',
@@ -52,7 +52,7 @@ test('--quiet prints only warnings and errors; --verbose adds changed fields and
     await ws.run({ verbosity: 'quiet', mode: 'plan' });
     // THEN a quiet plan still prints the plan on stdout, but nothing on stderr
     assert.equal(ws.logged.length, 0, ws.logged.join('\n'));
-    assert.ok(ws.printed.includes('  ~ shop/endpoints-payments-east.yaml'));
+    assert.ok(ws.printed.includes('  ~ from-east/shop/endpoints-payments-east.yaml'));
     await ws.run({ verbosity: 'quiet', sources: ['nowhere'] });
     assert.equal(ws.logged.length, 1);
     assert.match(ws.logged[0]!, /^error: --source "nowhere"/);

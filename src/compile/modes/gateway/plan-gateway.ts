@@ -26,6 +26,7 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
   const { origin, name, namespace, fqName, labels, annotations } = meta;
   return {
     source: link.source,
+    target: link.target,
     namespace,
     origin,
     mode: 'gateway',

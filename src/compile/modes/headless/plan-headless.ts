@@ -61,6 +61,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
   };
   return {
     source: link.source,
+    target: link.target,
     namespace: service.namespace,
     origin,
     mode: 'headless',

@@ -15,6 +15,7 @@ export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: D
   const labels = { ...meta.labels, [REMOTE_DISCOVERY_LABEL]: target.name, [REMOTE_SERVICE_LABEL]: service.name };
   return {
     source: link.source,
+    target: link.target,
     namespace: service.namespace,
     origin,
     mode: 'remote-discovery',

@@ -1,0 +1,92 @@
+/**
+ * Renders one cluster's folder as delivery units (src/delivery/delivery-units.ts):
+ *
+ * ```
+ * <cluster>/kustomization.yaml                 # the unit folders: the whole cluster, for tools that still sync the folder
+ * <cluster>/base/kustomization.yaml            # Namespaces synth creates, the reader identity
+ * <cluster>/from-<target>[.<k>]/kustomization.yaml
+ * <cluster>/from-<target>[.<k>]/<namespace>/<kind>-<name>.yaml
+ * <cluster>/shared[.<k>]/…                      # -global, federated, MCS ServiceImport
+ * ```
+ *
+ * Every shard of a family is written, empty ones included, so the shard count can be read back
+ * from the folder names and never shrinks by accident.
+ */
+import { ApiObject, type Chart } from 'cdk8s';
+import type { SourceChart } from '../compile/source-chart.js';
+import { BASE_UNIT, MAX_UNIT_OBJECTS, shardCount, shardName, shardOf, unitFamily, type UnitMember } from '../delivery/delivery-units.js';
+import { compareStrings } from '../util/order.js';
+import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
+
+type K8sObject = ReturnType<Chart['toJson']>[number];
+
+/** The objects of one cluster folder, grouped into units before rendering. */
+interface Family {
+  readonly members: (UnitMember & { readonly rendered: K8sObject[] })[];
+}
+
+/**
+ * The files of one cluster's folder (paths relative to it).
+ * @param source the cluster's mirrors, when it is some link's source
+ * @param baseCharts charts whose objects all go to the base unit (the reader identity)
+ * @param previousShards the shard count of each family in the committed folder (see previousShardCounts)
+ * @param maxObjects the most objects per unit @default MAX_UNIT_OBJECTS
+ */
+export function renderClusterUnits(source: SourceChart | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS): FileTree {
+  const units = new Map<string, K8sObject[]>([[BASE_UNIT, []]]);
+  const families = new Map<string, Family>();
+  if (source) {
+    // The chart's own objects are its Namespaces; every mirror unit renders under a scope of its own.
+    for (const child of source.node.children) if (ApiObject.isApiObject(child)) units.get(BASE_UNIT)!.push(child.toJson());
+    for (const { unit, scope } of source.unitScopes) {
+      const rendered = scope.node.findAll().filter(ApiObject.isApiObject).map((o) => o.toJson());
+      const family = unitFamily(unit.target);
+      let f = families.get(family);
+      if (!f) families.set(family, (f = { members: [] }));
+      f.members.push({ key: `${unit.namespace}/${unit.serviceNames[0] ?? unit.origin}`, objects: rendered.length, rendered });
+    }
+  }
+  for (const chart of baseCharts) units.get(BASE_UNIT)!.push(...chartObjects(chart));
+  for (const [family, { members }] of families) {
+    const n = shardCount(members, previousShards.get(family), maxObjects);
+    for (let i = 0; i < n; i++) units.set(shardName(family, i), []);
+    for (const m of members) units.get(shardName(family, shardOf(m.key, n)))!.push(...m.rendered);
+  }
+  const files: FileTree = new Map();
+  const cluster = source?.cluster ?? (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';
+  for (const [unit, objects] of units) {
+    const resources: string[] = [];
+    for (const object of objects) {
+      const rel = objectPath(object);
+      const path = `${unit}/${rel}`;
+      if (files.has(path)) throw new Error(`internal error: two objects would be written to ${cluster}/${path}`);
+      files.set(path, renderWritable(`${cluster}/${path}`, object));
+      resources.push(rel);
+    }
+    files.set(`${unit}/kustomization.yaml`, kustomizationFile(resources));
+  }
+  files.set('kustomization.yaml', kustomizationFile([...units.keys()]));
+  return new Map([...files.entries()].sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/** A kustomization.yaml listing `resources` (sorted). */
+function kustomizationFile(resources: readonly string[]): string {
+  return GENERATED_HEADER + stringifyYaml({
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: [...resources].sort(compareStrings),
+  });
+}
+
+/** The unit folder names of every cluster in a committed tree: `cluster → unit names`. */
+export function unitFoldersByCluster(tree: ReadonlyMap<string, string>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const path of tree.keys()) {
+    const parts = path.split('/');
+    if (parts.length !== 3 || parts[2] !== 'kustomization.yaml') continue;
+    let units = out.get(parts[0]!);
+    if (!units) out.set(parts[0]!, (units = new Set()));
+    units.add(parts[1]!);
+  }
+  return out;
+}
