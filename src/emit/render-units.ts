@@ -17,6 +17,7 @@ import type { SourceChart } from '../compile/source-chart.js';
 import { BASE_UNIT, MAX_UNIT_OBJECTS, shardCount, shardName, shardOf, unitFamily, type UnitMember } from '../delivery/delivery-units.js';
 import { compareStrings } from '../util/order.js';
 import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
+import { appendAll } from '../util/append-all.js';
 
 type K8sObject = ReturnType<Chart['toJson']>[number];
 
@@ -46,11 +47,11 @@ export function renderClusterUnits(source: SourceChart | undefined, baseCharts: 
       f.members.push({ key: `${unit.namespace}/${unit.serviceNames[0] ?? unit.origin}`, objects: rendered.length, rendered });
     }
   }
-  for (const chart of baseCharts) units.get(BASE_UNIT)!.push(...chartObjects(chart));
+  for (const chart of baseCharts) appendAll(units.get(BASE_UNIT)!, chartObjects(chart));
   for (const [family, { members }] of families) {
     const n = shardCount(members, previousShards.get(family), maxObjects);
     for (let i = 0; i < n; i++) units.set(shardName(family, i), []);
-    for (const m of members) units.get(shardName(family, shardOf(m.key, n)))!.push(...m.rendered);
+    for (const m of members) appendAll(units.get(shardName(family, shardOf(m.key, n)))!, m.rendered);
   }
   const files: FileTree = new Map();
   const cluster = source?.cluster ?? (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';

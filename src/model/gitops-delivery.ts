@@ -3,6 +3,7 @@ import { compareStrings } from '../util/order.js';
 import { Construct } from 'constructs';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../contract/argocd.js';
 import { DEFAULT_FLUX_NAMESPACE, DEFAULT_FLUX_SOURCE_NAME } from '../contract/flux.js';
+import { appendAll } from '../util/append-all.js';
 
 const DELIVERY_BRAND = Symbol.for('mirrorc.GitOpsDelivery');
 
@@ -198,7 +199,7 @@ export function deliveryProblems(deliveries: readonly GitOpsDelivery[], fleetClu
     if (spec.argoCd) {
       if (!DNS_LABEL.test(spec.argoCd.namespace)) problems.push(`${where}: argoCd.namespace "${spec.argoCd.namespace}" is not a namespace name`);
       if (!DNS_LABEL.test(spec.argoCd.project)) problems.push(`${where}: argoCd.project "${spec.argoCd.project}" is not a DNS label`);
-      problems.push(...clusterNameProblems(where, delivery.argoCdClusterNames, fleetClusters));
+      appendAll(problems, clusterNameProblems(where, delivery.argoCdClusterNames, fleetClusters));
     }
     if (spec.flux) {
       if (!DNS_LABEL.test(spec.flux.namespace)) problems.push(`${where}: flux.namespace "${spec.flux.namespace}" is not a namespace name`);

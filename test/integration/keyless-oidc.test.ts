@@ -113,7 +113,7 @@ new Link(fleet, 'london-from-paris', { source: london, target: paris });`);
     assert.equal(synth.code, 0, synth.stderr);
     assert.deepEqual(synth.report.targets.map((c: { cluster: string; reachable: boolean }) => [c.cluster, c.reachable]), [['paris', true]]);
     assert.deepEqual(synth.report.sources.map((c: { cluster: string; reachable: boolean }) => [c.cluster, c.reachable]), [['london', true]]);
-    assert.ok(existsSync(join(repo.outDir, 'london', 'shop', 'service-cart-paris.yaml')), synth.stderr);
+    assert.ok(existsSync(join(repo.outDir, 'london', 'from-paris', 'shop', 'service-cart-paris.yaml')), synth.stderr);
     assert.doesNotMatch(synth.stderr, /eyJ/, 'a token was printed');
   });
 

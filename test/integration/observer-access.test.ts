@@ -91,7 +91,7 @@ new Link(fleet, 'london-from-paris', { source: london, target: paris });`);
     assert.equal(synth.code, 0, synth.stderr);
     assert.deepEqual(synth.report.targets.map((c: { cluster: string; reachable: boolean }) => [c.cluster, c.reachable]), [['paris', true]]);
     assert.deepEqual(synth.report.sources.map((c: { cluster: string; reachable: boolean }) => [c.cluster, c.reachable]), [['london', true]]);
-    assert.ok(existsSync(join(repo.outDir, 'london', 'shop', 'service-cart-paris.yaml')), `the mirror of cart was written: ${JSON.stringify(synth.report.sources)} ${synth.stderr}`);
+    assert.ok(existsSync(join(repo.outDir, 'london', 'from-paris', 'shop', 'service-cart-paris.yaml')), `the mirror of cart was written: ${JSON.stringify(synth.report.sources)} ${synth.stderr}`);
 
     // AND a write with it is forbidden
     const write = spawnSync(join(fleet.binDir, 'kubectl'), [`--kubeconfig=${out}`, '--context=paris', 'create', 'configmap', 'sneaky', '-n', 'default'], { encoding: 'utf8', env: { ...process.env, KUBECONFIG: '' } });

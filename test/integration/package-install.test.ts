@@ -105,7 +105,7 @@ test('npx mirrorc init, then npx mirrorc synth --offline, writes each cluster fo
   // THEN help lists every command, and synth succeeds with each cluster's reader identity and kustomization
   for (const command of ['synth', 'plan', 'check', 'observe', 'init']) assert.match(help, new RegExp(`^  ${command} `, 'm'));
   ok(synth, 'npx mirrorc synth --offline');
-  const expected = ['clusterrole-mirrorc-observer.yaml', 'clusterrolebinding-mirrorc-observer.yaml', 'kustomization.yaml', 'mirrorc-system/serviceaccount-mirrorc-observer.yaml', 'namespace-mirrorc-system.yaml'];
+  const expected = ['base/clusterrole-mirrorc-observer.yaml', 'base/clusterrolebinding-mirrorc-observer.yaml', 'base/kustomization.yaml', 'base/mirrorc-system/serviceaccount-mirrorc-observer.yaml', 'base/namespace-mirrorc-system.yaml', 'kustomization.yaml'];
   assert.deepEqual([...readTree(join(project, 'dist')).keys()], [...expected.map((f) => `east/${f}`), ...expected.map((f) => `west/${f}`)]);
   for (const f of ['clusters/fleet.ts', 'clusters/fleet.lock.json', 'cdk8s.yaml', '.github/workflows/mirrorc.yml', 'README.md']) assert.ok(existsSync(join(project, f)), `${f} was not scaffolded`);
   // AND the scaffolded npm scripts run the installed CLI: check finds everything up to date

@@ -75,7 +75,7 @@ describe('reader RBAC written by synth, on real API servers', () => {
 
   /** The generated ClusterRole of a cluster, as written into its dist/ folder. */
   const generatedRole = (cluster: string): { metadata: { name: string }; rules: PolicyRule[] } =>
-    YAML.parse(readFileSync(join(dist.outDir, cluster, 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
+    YAML.parse(readFileSync(join(dist.outDir, cluster, 'base', 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
 
   const restoreRoles = async (): Promise<void> => {
     for (const cluster of CLUSTERS) await fleet!.kubectl(cluster, ['apply', '--server-side', '--field-manager=gitops', '-k', join(dist.outDir, cluster)]);
@@ -240,13 +240,13 @@ describe('reader RBAC written by synth, on real API servers', () => {
     const mcsDist = new Workspace(mcsFleet, fleet.kubeconfig('admin'));
     try {
       assert.equal((await mcsDist.synth()).exitCode, ExitCode.OK, mcsDist.logs.join('\n'));
-      const role = YAML.parse(readFileSync(join(mcsDist.outDir, 'paris', 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
+      const role = YAML.parse(readFileSync(join(mcsDist.outDir, 'paris', 'base', 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
       // THEN paris's generated role gains exactly that rule; london's and the non-MCS paris role have none
       const listServiceExports = { apiGroups: ['multicluster.x-k8s.io'], resources: ['serviceexports'], verbs: ['list'] };
       assert.deepEqual(role.rules, [...observationRules({ source: false, target: true }), listServiceExports]);
       assert.deepEqual(role.rules, observationRules({ source: false, target: true, mcsTarget: true }));
       for (const cluster of CLUSTERS) assert.ok(!JSON.stringify(generatedRole(cluster).rules).includes('serviceexports'), cluster);
-      const londonRole = YAML.parse(readFileSync(join(mcsDist.outDir, 'london', 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
+      const londonRole = YAML.parse(readFileSync(join(mcsDist.outDir, 'london', 'base', 'clusterrole-mirrorc-observer.yaml'), 'utf8'));
       assert.ok(!JSON.stringify(londonRole.rules).includes('serviceexports'));
       // AND london, the MCS link's source, lists ServiceImports (one another controller owns is never taken over)
       assert.deepEqual(londonRole.rules, observationRules({ source: true, target: false, mcsSource: true }));

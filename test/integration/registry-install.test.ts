@@ -69,7 +69,7 @@ function assertFromLocalRegistry(repo: string): void {
   assert.deepEqual(foreign.map(([path, p]) => `${path} ${p.resolved}`), [], 'packages resolved from elsewhere than the local registry');
 }
 
-const EXPECTED_DIST = ['clusterrole-mirrorc-observer.yaml', 'clusterrolebinding-mirrorc-observer.yaml', 'kustomization.yaml', 'mirrorc-system/serviceaccount-mirrorc-observer.yaml', 'namespace-mirrorc-system.yaml'];
+const EXPECTED_DIST = ['base/clusterrole-mirrorc-observer.yaml', 'base/clusterrolebinding-mirrorc-observer.yaml', 'base/kustomization.yaml', 'base/mirrorc-system/serviceaccount-mirrorc-observer.yaml', 'base/namespace-mirrorc-system.yaml', 'kustomization.yaml'];
 
 before(async () => {
   // GIVEN a registry holding mirrorc's dependencies and peers (from npm's cache) and mirrorc, published with npm publish

@@ -47,7 +47,7 @@ new Link(fleet, 'london-from-paris', { source: london, target: paris });`);
     const first = await repo.run(['synth', '--kubeconfig', kubeconfig, '--max-stale', '24h']);
     assert.equal(first.code, ExitCode.OK, first.stderr);
     const london = readTree(join(repo.outDir, 'london'));
-    assert.ok(london.has('shop/service-cart-paris.yaml'));
+    assert.ok(london.has('from-paris/shop/service-cart-paris.yaml'));
     // AND paris went down three days ago: it is stopped, and the lock records its stale time then
     await fleet.clusters.paris!.stop();
     const since = new Date(Date.now() - 3 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');

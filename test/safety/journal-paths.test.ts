@@ -44,7 +44,7 @@ async function repoWithState(): Promise<{ repo: SafetyRepo; outside: string; hoo
   repo.writeLock(LOCK);
   const first = await repo.run(['synth', '--offline']);
   assert.equal(first.code, ExitCode.OK, first.stderr);
-  assert.ok(existsSync(join(repo.outDir, 'a', 'default', 'service-web-b.yaml')));
+  assert.ok(existsSync(join(repo.outDir, 'a', 'from-b', 'default', 'service-web-b.yaml')));
   // The repository sits in a scratch folder: "outside" is a file beside it, the hook inside .git.
   const outside = join(repo.dir, '..', `${repo.dir.split('/').pop()}-outside.txt`);
   writeFileSync(outside, 'keep me\n');
@@ -65,12 +65,12 @@ const STAGED = '.dist.txn/files/0/0';
 
 describe('a write journal added by a commit', () => {
   const cases: [string, (ctx: { repo: SafetyRepo; outside: string }) => unknown[], RegExp, ((txn: string, repo: SafetyRepo) => void)?][] = [
-    ['a delete of a file outside the repository ("..")', ({ outside }) => [{ op: 'delete', path: `../${outside.split('/').pop()}`, step: 'apply-delete' }, { op: 'delete', path: 'dist/a/default/service-web-b.yaml', step: 'apply-delete' }], /operation 1: delete "\.\.\/.*-outside\.txt" is outside dist\/ and is not the lock/],
+    ['a delete of a file outside the repository ("..")', ({ outside }) => [{ op: 'delete', path: `../${outside.split('/').pop()}`, step: 'apply-delete' }, { op: 'delete', path: 'dist/a/from-b/default/service-web-b.yaml', step: 'apply-delete' }], /operation 1: delete "\.\.\/.*-outside\.txt" is outside dist\/ and is not the lock/],
     ['a put of a git hook (inside the repository, outside dist/)', () => [{ op: 'put', path: '.git/hooks/pre-commit', staged: STAGED, step: 'apply-object' }], /operation 1: put "\.git\/hooks\/pre-commit" is outside dist\/ and is not the lock clusters\/fleet\.lock\.json/],
     ['a git hook disguised as the lock', () => [{ op: 'put', path: '.git/hooks/pre-commit', staged: STAGED, step: 'apply-lock' }], /operation 1: put "\.git\/hooks\/pre-commit" is outside dist\/ and is not the lock/],
     ['an inner ".." (dist/../.git/hooks)', () => [{ op: 'put', path: 'dist/../.git/hooks/pre-commit', staged: STAGED, step: 'apply-object' }], /operation 1: path "dist\/\.\.\/\.git\/hooks\/pre-commit" is not in canonical form/],
     ['an absolute path', ({ outside }) => [{ op: 'delete', path: outside, step: 'apply-delete' }], /operation 1: path ".*-outside\.txt" is absolute/],
-    ['a staged file outside the transaction (read into dist/)', ({ outside }) => [{ op: 'put', path: 'dist/a/default/stolen.yaml', staged: `../${outside.split('/').pop()}`, step: 'apply-object' }], /operation 1: staged file "\.\.\/.*" is neither inside \.dist\.txn\/ nor beside its target/],
+    ['a staged file outside the transaction (read into dist/)', ({ outside }) => [{ op: 'put', path: 'dist/a/from-b/default/stolen.yaml', staged: `../${outside.split('/').pop()}`, step: 'apply-object' }], /operation 1: staged file "\.\.\/.*" is neither inside \.dist\.txn\/ nor beside its target/],
     ['a path through a symbolic link inside dist/ that points out', () => [{ op: 'put', path: 'dist/escape/hooks/pre-commit', staged: STAGED, step: 'apply-object' }], /operation 1: put "dist\/escape\/hooks\/pre-commit": dist\/escape on its way is a symbolic link/, (_txn, repo) => symlinkSync(join(repo.dir, '.git'), join(repo.outDir, 'escape'))],
   ];
   for (const [name, ops, message, extra] of cases) {
@@ -84,7 +84,7 @@ describe('a write journal added by a commit', () => {
           // THEN the file outside survives, no hook is installed, dist/ and the lock are exactly the old state
           assert.equal(readFileSync(outside, 'utf8'), 'keep me\n');
           assert.ok(!existsSync(hook), 'no git hook installed');
-          assert.ok(!existsSync(join(repo.outDir, 'a', 'default', 'stolen.yaml')));
+          assert.ok(!existsSync(join(repo.outDir, 'a', 'from-b', 'default', 'stolen.yaml')));
           assertOneOf(repo.hash(), { old }, name);
           // AND the journal is left for the user to inspect and delete
           assert.ok(existsSync(join(repo.dir, '.dist.txn', 'journal.json')));
@@ -123,7 +123,7 @@ describe('a write journal added by a commit', () => {
       writeFileSync(join(repo.dir, '.dist.txn', 'files', '0', '0'), '# replaced\n');
       writeFileSync(join(repo.dir, '.dist.txn', 'files', '0', '1'), lockText);
       writeFileSync(join(repo.dir, '.dist.txn', 'journal.json'), JSON.stringify({ format: 1, ops: [
-        { op: 'put', path: 'dist/a/default/service-web-b.yaml', staged: '.dist.txn/files/0/0', step: 'apply-object' },
+        { op: 'put', path: 'dist/a/from-b/default/service-web-b.yaml', staged: '.dist.txn/files/0/0', step: 'apply-object' },
         { op: 'put', path: 'clusters/fleet.lock.json', staged: '.dist.txn/files/0/1', step: 'apply-lock' },
       ] }));
       // plan reads the committed state: the replaced file differs from what synth writes
@@ -134,7 +134,7 @@ describe('a write journal added by a commit', () => {
       const run = await repo.run(['synth', '--offline']);
       assert.equal(run.code, ExitCode.OK, run.stderr);
       assert.ok(!existsSync(join(repo.dir, '.dist.txn')));
-      assert.doesNotMatch(readFileSync(join(repo.outDir, 'a', 'default', 'service-web-b.yaml'), 'utf8'), /# replaced/);
+      assert.doesNotMatch(readFileSync(join(repo.outDir, 'a', 'from-b', 'default', 'service-web-b.yaml'), 'utf8'), /# replaced/);
     } finally {
       repo.remove();
       (await import('node:fs')).rmSync(outside, { force: true });

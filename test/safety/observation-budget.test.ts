@@ -69,7 +69,7 @@ async function baseline(repo: SafetyRepo, fleet: string): Promise<void> {
     await good.close();
   }
   const files = distFiles(repo);
-  assert.ok(files.includes('a/default/service-web-b.yaml') && files.includes('a/default/service-api-c.yaml'), files.join('\n'));
+  assert.ok(files.includes('a/from-b/default/service-web-b.yaml') && files.includes('a/from-c/default/service-api-c.yaml'), files.join('\n'));
 }
 
 /**
@@ -103,8 +103,8 @@ async function assertStaleButSafe(misbehave: Misbehaviour, budgetB: string, mess
   assert.equal(c.stale, false);
   // AND b's mirror and lock entry are kept, c's new service is mirrored
   const files = distFiles(repo);
-  assert.ok(files.includes('a/default/service-web-b.yaml'), `b's mirror kept:\n${files.join('\n')}`);
-  assert.ok(files.includes('a/default/service-api2-c.yaml'), `c's change written:\n${files.join('\n')}`);
+  assert.ok(files.includes('a/from-b/default/service-web-b.yaml'), `b's mirror kept:\n${files.join('\n')}`);
+  assert.ok(files.includes('a/from-c/default/service-api2-c.yaml'), `c's change written:\n${files.join('\n')}`);
   const after = lock(repo);
   assert.deepEqual(after.targets.b.services, before.targets.b.services);
   assert.deepEqual(after.targets.c.services.map((s: any) => s.name), ['api', 'api2']);
@@ -154,7 +154,7 @@ describe('bounded observation: a misbehaving target API server', () => {
       assert.equal(run.report.warnings.filter((w: string) => warning.test(w)).length, 1, run.report.warnings.slice(0, 20).join('\n'));
       assert.ok(run.report.warnings.length < 20, `warnings stay few: ${run.report.warnings.length}`);
       assert.equal(run.report.targets.find((t: any) => t.cluster === 'b').stale, false);
-      assert.ok(distFiles(repo).includes('a/default/service-api2-c.yaml'));
+      assert.ok(distFiles(repo).includes('a/from-c/default/service-api2-c.yaml'));
     } finally {
       repo.remove();
     }
@@ -207,7 +207,7 @@ describe('bounded observation: a misbehaving target API server', () => {
         const next = await repo.run(['synth', '--wait', '0', '--kubeconfig', good.kubeconfig]);
         // THEN it proceeds and writes
         assert.equal(next.code, ExitCode.OK, next.stderr);
-        assert.ok(distFiles(repo).includes('a/default/service-api2-c.yaml'));
+        assert.ok(distFiles(repo).includes('a/from-c/default/service-api2-c.yaml'));
       } finally {
         await good.close();
       }

@@ -11,13 +11,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { applyService, ensureNamespace, installGateway } from '../integration/support.js';
 import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './support.js';
+import { readTree } from '../../src/emit/read-tree.js';
+import { withoutUnitFolders } from '../integration/support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 const ROOT_A = readFileSync('test/fixtures/trust-roots/root-a.crt', 'utf8');
@@ -87,13 +88,8 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
     repo.writeFleet(body);
     return { repo, synth: (...extra) => repo.run([...(extra[0] === 'check' || extra[0] === 'plan' ? [extra.shift()!] : ['synth']), '--kubeconfig', kubeconfig, ...extra]) };
   };
-  const file = (repo: SafetyRepo, rel: string): string | undefined => {
-    try {
-      return readFileSync(join(repo.outDir, rel), 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
+  // A file of the output by its path without the delivery unit folder (`london/shop/x.yaml`, wherever its unit puts it).
+  const file = (repo: SafetyRepo, rel: string): string | undefined => withoutUnitFolders(readTree(repo.outDir)).get(rel);
   const deleteService = (cluster: string, namespace: string, name: string): Promise<unknown> =>
     fleet!.kubectl(cluster, ['delete', 'service', name, '-n', namespace, '--ignore-not-found']);
   const annotateGateway = (cluster: string, ...annotations: string[]): Promise<unknown> =>

@@ -8,7 +8,7 @@ import { ExitCode } from '../../src/cli/exit-codes.js';
 import { buildFleet } from '../../src/cli/load-fleet.js';
 import { runSynth } from '../../src/pipeline/run-synth.js';
 import { argoCdAppProject, CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS, namespacesInOutput } from '../../src/delivery/argocd-app-project.js';
-import { argoCdApplicationSet } from '../../src/delivery/argocd-application-set.js';
+import { argoCdApplicationSet, argoCdClusterFile } from '../../src/delivery/argocd-application-set.js';
 import { ARGOCD_CM_COMPONENT_DIRS, ARGOCD_CM_PATCH_FILES, ARGOCD_CM_VALUES_FILES } from '../../src/delivery/delivery-files.js';
 import { argoCdConfigMapChange, argoCdConfigMapData, ArgoCdConfigMapError, withoutEndpointExclusion } from '../../src/delivery/argocd-cm-change.js';
 import { STOCK_ARGOCD_CM_FILE } from '../../src/delivery/stock-argocd-cm.js';
@@ -103,14 +103,16 @@ describe('Argo CD templates', () => {
   test('clusterNames maps fleet clusters to Argo CD names in the destinations; unmapped clusters keep theirs', () => {
     const fleet = spec({ clusterNames: { london: 'prod-eu-west-1', paris: 'paris' } });
     assert.deepEqual(fleet.delivery!.argoCd!.clusterNames, { london: 'prod-eu-west-1' });
+    // Each cluster's generator file names its Argo CD cluster; the template sends the Application there.
     const set = argoCdApplicationSet(fleet.delivery!, fleet.delivery!.argoCd!) as any;
-    assert.deepEqual(set.spec.generators[0].git.values, { london: 'prod-eu-west-1' });
-    assert.equal(set.spec.template.spec.destination.name, '{{ index .values .path.basename | default .path.basename }}');
+    assert.equal(set.spec.template.spec.destination.name, '{{.destination}}');
+    assert.deepEqual(argoCdClusterFile(fleet.delivery!, fleet.delivery!.argoCd!, 'london', ['base', 'from-paris']), { cluster: 'london', destination: 'prod-eu-west-1', paths: ['dist/london/base', 'dist/london/from-paris'] });
+    assert.equal((argoCdClusterFile(fleet.delivery!, fleet.delivery!.argoCd!, 'paris', ['base']) as any).destination, 'paris');
     const project = argoCdAppProject(fleet.delivery!, fleet.delivery!.argoCd!, ['london', 'paris']) as any;
     assert.deepEqual(project.spec.destinations, [{ name: 'prod-eu-west-1', namespace: '*' }, { name: 'paris', namespace: '*' }]);
-    // Without a mapping the template is the plain folder name, as before.
+    // Without a mapping every cluster keeps its own name.
     const plain = spec({});
-    assert.equal((argoCdApplicationSet(plain.delivery!, plain.delivery!.argoCd!) as any).spec.template.spec.destination.name, '{{.path.basename}}');
+    assert.equal((argoCdClusterFile(plain.delivery!, plain.delivery!.argoCd!, 'london', []) as any).destination, 'london');
   });
 
   test('a wrong clusterNames mapping is reported with what to do', () => {

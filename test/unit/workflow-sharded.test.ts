@@ -55,7 +55,7 @@ export default function defineFleet(fleet: Fleet): void {
     assert.ok(publish.steps.some((s) => s.step.startsWith('Verify')), 'the verify step ran');
     // AND the target-only clusters' folders (their reader RBAC) and delivery/ are in the assembled output
     for (const cluster of ['paris', 'oslo', 'london', 'east', 'west']) {
-      assert.ok(existsSync(join(publish.workspace, 'dist', cluster, 'clusterrole-mirrorc-observer.yaml')), `dist/${cluster}/`);
+      assert.ok(existsSync(join(publish.workspace, 'dist', cluster, 'base', 'clusterrole-mirrorc-observer.yaml')), `dist/${cluster}/`);
     }
     assert.ok(existsSync(join(publish.workspace, 'delivery', 'argocd', 'applicationset-mirrorc.yaml')), 'delivery/');
   } finally {
