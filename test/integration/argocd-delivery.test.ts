@@ -73,9 +73,18 @@ async function applySlice(fleet: KubeFleet, cluster: string, namespace: string, 
 const excluded = (a: LiveApplication): boolean => (a.status?.conditions ?? []).some((c) => c.type === 'ExcludedResourceWarning');
 const endpointKinds = (a: LiveApplication): string[] => (a.status?.resources ?? []).filter((r) => r.kind === 'Endpoints' || r.kind === 'EndpointSlice').map((r) => `${r.kind}/${r.namespace}/${r.name}`).sort();
 
+/**
+ * Whether the Application compared every source at `revision`: one source per delivery unit, so
+ * Argo CD reports `sync.revisions` (one per source) and leaves `sync.revision` empty.
+ */
+function comparedAt(a: LiveApplication, revision: string): boolean {
+  const revisions = a.status?.sync?.revisions ?? (a.status?.sync?.revision ? [a.status.sync.revision] : []);
+  return revisions.length > 0 && revisions.every((r) => r === revision);
+}
+
 /** Synced to `revision`, Healthy, no resource OutOfSync or waiting for prune, no error condition, no operation running. */
 function syncedAt(revision: string): (a: LiveApplication) => boolean {
-  return (a) => a.status?.sync?.status === 'Synced' && a.status.sync.revision === revision &&
+  return (a) => a.status?.sync?.status === 'Synced' && comparedAt(a, revision) &&
     a.status.health?.status === 'Healthy' &&
     (a.status.resources ?? []).every((r) => r.status === 'Synced' && !r.requiresPruning) &&
     !(a.status.conditions ?? []).some((c) => /Error$/.test(c.type)) &&
@@ -188,7 +197,7 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     await argo!.kubectl(['apply', '-f', join(delivery, 'appproject-mirrorc.yaml'), '-f', join(delivery, 'applicationset-mirrorc.yaml')]);
     // THEN one Application per folder, each sent to the cluster's Argo CD name, with the generated compare options
     for (const cluster of CLUSTERS) {
-      const a = await argo!.waitForApplication(app(cluster), `sync ${revision}`, (x) => x.status?.sync?.status === 'Synced' && x.status.sync.revision === revision);
+      const a = await argo!.waitForApplication(app(cluster), `sync ${revision}`, (x) => x.status?.sync?.status === 'Synced' && comparedAt(x, revision));
       assert.equal(a.spec.destination.name, ARGOCD_NAMES[cluster]);
       assert.equal(a.metadata.annotations?.[COMPARE_OPTIONS_ANNOTATION], 'ServerSideDiff=true');
       assert.deepEqual(a.spec.syncPolicy.retry, { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '3m' }, refresh: true });
