@@ -25,6 +25,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
+import YAML from 'yaml';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import type { FleetDefinition } from '../../src/cli/load-fleet.js';
 import { FLUX_KUSTOMIZATION_NAME } from '../../src/delivery/flux-kustomization.js';
@@ -271,8 +272,13 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     // THEN the lock pins the per-pod mirrors at the ClusterIPs the source gave them (read from london)
     const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).pinnedServiceIPs.london as Record<string, string>;
     assert.deepEqual(pinned, Object.fromEntries(PER_POD.map((k) => [k, original.get(k)!.clusterIP])));
-    // AND Flux, set up from delivery/flux as a user would, applies it
-    await fleet!.kubectl('london', ['apply', '--server-side', '--field-manager=flux-bootstrap', '-f', join(ws.dir, 'delivery', 'flux', 'london', 'kustomization-mirrorc.yaml')]);
+    // AND Flux applies it: one Kustomization (prune on) over dist/london, whose kustomization.yaml lists
+    // its delivery units — the generated entry's source and settings, pointed at the cluster's folder,
+    // so that the way back below hands over a single Kustomization (the runbook covers the generated
+    // per-unit Kustomizations too, untested here)
+    const entry = YAML.parse(readFileSync(join(ws.dir, 'delivery', 'flux', 'london', 'kustomization-mirrorc.yaml'), 'utf8'));
+    const single = { ...entry, spec: { ...entry.spec, path: './dist/london', prune: true } };
+    await fleet!.kubectl('london', ['apply', '--server-side', '--field-manager=flux-bootstrap', '-f', '-'], JSON.stringify(single));
     const revision = await flux!.publish(ws.dir, ['dist']);
     await flux!.waitForReady(FLUX_KUSTOMIZATION_NAME, revision);
     // AND every mirror is now mirrorc's (its label), the same object, same ClusterIP, never deleted or emptied
