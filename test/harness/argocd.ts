@@ -40,7 +40,7 @@ export interface LiveApplication {
   readonly metadata: { readonly name: string; readonly namespace: string; readonly uid: string; readonly annotations?: Record<string, string>; readonly labels?: Record<string, string> };
   readonly spec: Record<string, any>;
   readonly status?: {
-    readonly sync?: { readonly status?: string; readonly revision?: string };
+    readonly sync?: { readonly status?: string; readonly revision?: string; readonly revisions?: readonly string[] };
     readonly health?: { readonly status?: string };
     readonly conditions?: readonly { readonly type: string; readonly message?: string }[];
     readonly resources?: readonly ArgoCdResourceStatus[];
