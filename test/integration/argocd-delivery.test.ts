@@ -451,12 +451,6 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
       }
       return out;
     };
-    // Argo CD must show the endpoint kinds for their moves to be tested: run alone, this test applies the generated argocd-cm patch.
-    const apps = await argo!.applications();
-    if (!apps.includes(app('london')) || excluded(await argo!.application(app('london')))) {
-      await argo!.kubectl(['patch', 'configmap', 'argocd-cm', '-n', parse(stockArgoCdCm).metadata.namespace, '--type', 'merge', '--patch-file', join(ws.dir, 'delivery', 'argocd', ARGOCD_CM_PATCH_FILES['all-endpoints'])]);
-      await argo!.restartController();
-    }
 
     // GIVEN paris exports two more services, and the bound of a unit is exactly what london's from-paris holds: one unit
     await applyService(fleet!, 'paris', 'shop', 'pay', { app: 'pay', ...GATEWAY });
@@ -468,6 +462,12 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     assert.deepEqual(parisUnits(), ['from-paris'], `${maxUnitObjects} objects fit one unit of ${maxUnitObjects}`);
     const before = parisFiles();
     const beforeText = ws.files();
+    // Argo CD must show the endpoint kinds for their moves to be tested: run alone, this test applies the generated argocd-cm patch.
+    const apps = await argo!.applications();
+    if (!apps.includes(app('london')) || excluded(await argo!.application(app('london')))) {
+      await argo!.kubectl(['patch', 'configmap', 'argocd-cm', '-n', parse(stockArgoCdCm).metadata.namespace, '--type', 'merge', '--patch-file', join(ws.dir, 'delivery', 'argocd', ARGOCD_CM_PATCH_FILES['all-endpoints'])]);
+      await argo!.restartController();
+    }
     const first = await commit();
     const delivery = join(ws.dir, 'delivery', 'argocd');
     await argo!.kubectl(['apply', '-f', join(delivery, 'appproject-mirrorc.yaml'), '-f', join(delivery, 'applicationset-mirrorc.yaml')]);
