@@ -527,7 +527,9 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
       for (const file of moved) assert.notEqual(after.get(file), 'from-paris', file);
       assert.deepEqual(clusterFile().filter((p) => p.startsWith('dist/london/from-paris')).sort(), units.map((u) => `dist/london/${u}`), 'the cluster file lists every shard');
       const revision = await argo!.repo.publish(ws.dir, ['dist', 'delivery']);
-      // The git webhook refreshes the ApplicationSet (new sources) and the Applications; the ApplicationSet first, so that no sync of the new commit runs with the old sources.
+      // The git webhook refreshes the ApplicationSet (new sources) and the Applications; here the ApplicationSet first, so that no sync of
+      // the new commit runs with the old sources. The other order is NOT safe: refreshing the Application first (a mutation of this
+      // test, 2026-11-25) pruned and recreated the moved mirrors (Endpoints/shop/mail-paris got a new uid) — see the README row.
       await argo!.kubectl(['annotate', 'applicationset', APPLICATION_SET_NAME, '-n', argo!.namespace, '--overwrite', `${APPLICATION_SET_REFRESH_ANNOTATION}=true`]);
       await argo!.waitForApplication(app('london'), 'get one source per unit of the new commit', (a) => JSON.stringify(sourcePaths(a).sort()) === JSON.stringify([...clusterFile()].sort()));
       for (const name of await argo!.applications()) await argo!.refresh(name, 'normal');
