@@ -26,5 +26,7 @@ export const COMPARE_OPTIONS_ANNOTATION = 'argocd.argoproj.io/compare-options';
 export const COMPARE_OPTION_SERVER_SIDE_DIFF = 'ServerSideDiff=true';
 /** Application annotation that asks for a refresh now (`normal` or `hard`: regenerate the manifests too). */
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
+/** ApplicationSet annotation that asks for a reconcile now (what Argo CD's git webhook sets on a push). */
+export const APPLICATION_SET_REFRESH_ANNOTATION = 'argocd.argoproj.io/application-set-refresh';
 /** Label of a Secret that registers a cluster in Argo CD. */
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';

@@ -12,22 +12,23 @@
  * asks for a refresh (what a git webhook does), never by waiting for the periodic poll.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import type { FleetDefinition } from '../../src/cli/load-fleet.js';
-import { COMPARE_OPTIONS_ANNOTATION, REFRESH_ANNOTATION } from '../../src/contract/argocd.js';
+import { APPLICATION_SET_REFRESH_ANNOTATION, COMPARE_OPTIONS_ANNOTATION, REFRESH_ANNOTATION } from '../../src/contract/argocd.js';
 import { MANAGED_LABEL } from '../../src/contract/mirrorc.js';
-import { APPLICATION_SET_NAME } from '../../src/delivery/argocd-application-set.js';
+import { APPLICATION_SET_NAME, ARGOCD_CLUSTERS_FOLDER } from '../../src/delivery/argocd-application-set.js';
 import { ARGOCD_CM_COMPONENT_DIRS, ARGOCD_CM_PATCH_FILES, ARGOCD_CM_VALUES_FILES } from '../../src/delivery/delivery-files.js';
+import { readTree } from '../../src/emit/write-output.js';
 import { Cluster, GitOpsDelivery, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { argoCdForTests, argoCdSkipReason, ensureArgoCdAssets, type ArgoCd, type LiveApplication } from '../harness/argocd.js';
-import { kubeFleetForTests, kubeFleetSkipReason, type KubeFleet } from '../harness/kube-fleet.js';
+import { ensureKubeBinaries, kubeFleetForTests, kubeFleetSkipReason, type KubeFleet } from '../harness/kube-fleet.js';
 import { applyService, assertSubset, ensureNamespace, installGateway, Workspace } from './support.js';
 
 const GATEWAY = { 'mirror.linkerd.io/exported': 'true' };
@@ -73,18 +74,15 @@ async function applySlice(fleet: KubeFleet, cluster: string, namespace: string, 
 const excluded = (a: LiveApplication): boolean => (a.status?.conditions ?? []).some((c) => c.type === 'ExcludedResourceWarning');
 const endpointKinds = (a: LiveApplication): string[] => (a.status?.resources ?? []).filter((r) => r.kind === 'Endpoints' || r.kind === 'EndpointSlice').map((r) => `${r.kind}/${r.namespace}/${r.name}`).sort();
 
-/**
- * Whether the Application compared every source at `revision`: one source per delivery unit, so
- * Argo CD reports `sync.revisions` (one per source) and leaves `sync.revision` empty.
- */
-function comparedAt(a: LiveApplication, revision: string): boolean {
-  const revisions = a.status?.sync?.revisions ?? (a.status?.sync?.revision ? [a.status.sync.revision] : []);
-  return revisions.length > 0 && revisions.every((r) => r === revision);
+/** Whether the Application compared `revision`: `sync.revision` of one source, every one of `sync.revisions` of several (one per delivery unit). */
+function atRevision(a: LiveApplication, revision: string): boolean {
+  const sync = a.status?.sync;
+  return sync?.revision === revision || (sync?.revisions !== undefined && sync.revisions.length > 0 && sync.revisions.every((r) => r === revision));
 }
 
 /** Synced to `revision`, Healthy, no resource OutOfSync or waiting for prune, no error condition, no operation running. */
 function syncedAt(revision: string): (a: LiveApplication) => boolean {
-  return (a) => a.status?.sync?.status === 'Synced' && comparedAt(a, revision) &&
+  return (a) => a.status?.sync?.status === 'Synced' && atRevision(a, revision) &&
     a.status.health?.status === 'Healthy' &&
     (a.status.resources ?? []).every((r) => r.status === 'Synced' && !r.requiresPruning) &&
     !(a.status.conditions ?? []).some((c) => /Error$/.test(c.type)) &&
@@ -197,7 +195,7 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     await argo!.kubectl(['apply', '-f', join(delivery, 'appproject-mirrorc.yaml'), '-f', join(delivery, 'applicationset-mirrorc.yaml')]);
     // THEN one Application per folder, each sent to the cluster's Argo CD name, with the generated compare options
     for (const cluster of CLUSTERS) {
-      const a = await argo!.waitForApplication(app(cluster), `sync ${revision}`, (x) => x.status?.sync?.status === 'Synced' && comparedAt(x, revision));
+      const a = await argo!.waitForApplication(app(cluster), `sync ${revision}`, (x) => x.status?.sync?.status === 'Synced' && atRevision(x, revision));
       assert.equal(a.spec.destination.name, ARGOCD_NAMES[cluster]);
       assert.equal(a.metadata.annotations?.[COMPARE_OPTIONS_ANNOTATION], 'ServerSideDiff=true');
       assert.deepEqual(a.spec.syncPolicy.retry, { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '3m' }, refresh: true });
@@ -425,5 +423,138 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     assert.ok((synced.status?.operationState?.retryCount ?? 0) >= 1);
     assert.equal(await argo!.repo.head(), revision);
     assert.ok((await managed('london')).has('Service/shop/tax-paris'));
+  });
+
+  test('a target outgrows its unit: its mirrors move to new shards, sources of the same Application, and none is deleted or recreated', async (t) => {
+    if (!ws) return t.skip(skip ?? 'no fleet');
+    const londonDist = join(ws.outDir, 'london');
+    /** The unit folders of dist/london holding paris's mirrors (`from-paris`, `from-paris.1`, …). */
+    const parisUnits = (): string[] => readdirSync(londonDist).filter((u) => u === 'from-paris' || u.startsWith('from-paris.')).sort();
+    /** `namespace/file` → the `from-paris…` unit folder that holds it. */
+    const parisFiles = (): Map<string, string> => {
+      const out = new Map<string, string>();
+      for (const [path] of readTree(londonDist)) {
+        const [unit, ...rest] = path.split('/');
+        if (parisUnits().includes(unit!) && rest.length === 2) out.set(rest.join('/'), unit!);
+      }
+      return out;
+    };
+    const clusterFile = (): string[] => parse(readFileSync(join(ws!.dir, 'delivery', 'argocd', ARGOCD_CLUSTERS_FOLDER, 'london.yaml'), 'utf8')).paths as string[];
+    const sourcePaths = (a: LiveApplication): string[] => ((a.spec.sources ?? []) as { path: string }[]).map((x) => x.path);
+    /** Every object of dist/london (all units, as kustomize builds the cluster folder) → its live uid; fails on one being deleted. */
+    const uids = async (): Promise<Map<string, string>> => {
+      const out = new Map<string, string>();
+      for (const o of await built('london')) {
+        const l = await live('london', o);
+        assert.equal(l.metadata.deletionTimestamp, undefined, `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name} is being deleted`);
+        out.set(`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, l.metadata.uid as string);
+      }
+      return out;
+    };
+
+    // GIVEN paris exports two more services, and the bound of a unit is exactly what london's from-paris holds: one unit
+    await applyService(fleet!, 'paris', 'shop', 'pay', { app: 'pay', ...GATEWAY });
+    await applyService(fleet!, 'paris', 'shop', 'mail', { app: 'mail', ...GATEWAY });
+    assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
+    assert.deepEqual(parisUnits(), ['from-paris']);
+    const maxUnitObjects = parisFiles().size;
+    assert.equal((await ws.synth({ maxUnitObjects })).exitCode, ExitCode.OK, ws.logs.join('\n'));
+    assert.deepEqual(parisUnits(), ['from-paris'], `${maxUnitObjects} objects fit one unit of ${maxUnitObjects}`);
+    const before = parisFiles();
+    const beforeText = ws.files();
+    // Argo CD must show the endpoint kinds for their moves to be tested: run alone, this test applies the generated argocd-cm patch.
+    const apps = await argo!.applications();
+    if (!apps.includes(app('london')) || excluded(await argo!.application(app('london')))) {
+      await argo!.kubectl(['patch', 'configmap', 'argocd-cm', '-n', parse(stockArgoCdCm).metadata.namespace, '--type', 'merge', '--patch-file', join(ws.dir, 'delivery', 'argocd', ARGOCD_CM_PATCH_FILES['all-endpoints'])]);
+      await argo!.restartController();
+    }
+    const first = await commit();
+    const delivery = join(ws.dir, 'delivery', 'argocd');
+    await argo!.kubectl(['apply', '-f', join(delivery, 'appproject-mirrorc.yaml'), '-f', join(delivery, 'applicationset-mirrorc.yaml')]);
+    const synced = await argo!.waitForApplication(app('london'), `be Synced/Healthy at ${first} with endpoints shown`, (a) => syncedAt(first)(a) && !excluded(a));
+    await assertLiveEqualsGit('london', synced);
+    const uidsBefore = await uids();
+    const managedBefore = await managed('london');
+    assert.ok(managedBefore.has('EndpointSlice/shop/pay-paris-ipv4') && managedBefore.has('Endpoints/shop/mail-paris'), [...managedBefore.keys()].join('\n'));
+
+    // Every DELETED event of london's managed Services, Endpoints and EndpointSlices from now on (a filtered watch also reports an object that loses the label).
+    const kubectlBin = join(await ensureKubeBinaries(), 'kubectl');
+    const watches = ['services', 'endpoints', 'endpointslices.discovery.k8s.io'].map((kind) => {
+      const child = spawn(kubectlBin, [`--kubeconfig=${fleet!.kubeconfig('admin')}`, '--context=london', 'get', kind, '-A', '-l', `${MANAGED_LABEL}=true`,
+        '--watch', '--output-watch-events', '-o', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const w = { kind, child, out: '', err: '' };
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => { w.out += d; });
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => { w.err += d; });
+      return w;
+    });
+    /** The events printed so far (kubectl prints one indented JSON document per event; the last may still be arriving). */
+    const events = (w: (typeof watches)[number]): { type: string; object: any }[] => {
+      const docs = w.out.split(/\n(?=\{)/).filter((x) => x.trim());
+      const out: { type: string; object: any }[] = [];
+      docs.forEach((x, i) => {
+        try {
+          out.push(JSON.parse(x));
+        } catch (e) {
+          if (i < docs.length - 1) throw e;
+        }
+      });
+      return out;
+    };
+    try {
+      // The watches list first (an ADDED event per object), then watch from that list: once every object is listed, no event is missed.
+      const listed = Date.now() + 120_000;
+      for (const w of watches) {
+        const want = [...managedBefore.keys()].filter((k) => k.startsWith(`${w.kind === 'services' ? 'Service' : w.kind === 'endpoints' ? 'Endpoints' : 'EndpointSlice'}/`)).length;
+        while (events(w).length < want) {
+          assert.ok(Date.now() < listed && w.child.exitCode === null, `watch of ${w.kind} did not list: ${w.err}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+
+      // WHEN paris exports more services than one unit holds, synth splits from-paris into shards and CI commits
+      for (const name of ['fees', 'gift', 'hats', 'ink']) await applyService(fleet!, 'paris', 'shop', name, { app: name, ...GATEWAY });
+      assert.equal((await ws.synth({ maxUnitObjects })).exitCode, ExitCode.OK, ws.logs.join('\n'));
+      const units = parisUnits();
+      assert.ok(units.length >= 2, `from-paris split: ${units.join(', ')}`);
+      assert.deepEqual(units, units.map((_, k) => (k === 0 ? 'from-paris' : `from-paris.${k}`)).sort(), 'shards from-paris, from-paris.1, …');
+      const after = parisFiles();
+      const moved = [...before].filter(([file, unit]) => after.get(file) !== unit).map(([file]) => file);
+      assert.ok(moved.length > 0, `some mirror of from-paris moved to another shard: ${JSON.stringify([...after])}`);
+      for (const [file] of before) {
+        assert.ok(after.has(file), `${file} still written`);
+        assert.equal(ws.files().get(`london/${file}`), beforeText.get(`london/${file}`), `${file}: same content, only its folder changed`);
+      }
+      for (const file of moved) assert.notEqual(after.get(file), 'from-paris', file);
+      assert.deepEqual(clusterFile().filter((p) => p.startsWith('dist/london/from-paris')).sort(), units.map((u) => `dist/london/${u}`), 'the cluster file lists every shard');
+      const revision = await argo!.repo.publish(ws.dir, ['dist', 'delivery']);
+      // The git webhook refreshes the ApplicationSet (new sources) and the Applications; here the ApplicationSet first, so that no sync of
+      // the new commit runs with the old sources. The other order is NOT safe: refreshing the Application first (a mutation of this
+      // test, 2026-11-25) pruned and recreated the moved mirrors (Endpoints/shop/mail-paris got a new uid) — see the README row.
+      await argo!.kubectl(['annotate', 'applicationset', APPLICATION_SET_NAME, '-n', argo!.namespace, '--overwrite', `${APPLICATION_SET_REFRESH_ANNOTATION}=true`]);
+      await argo!.waitForApplication(app('london'), 'get one source per unit of the new commit', (a) => JSON.stringify(sourcePaths(a).sort()) === JSON.stringify([...clusterFile()].sort()));
+      for (const name of await argo!.applications()) await argo!.refresh(name, 'normal');
+
+      // THEN london's Application is Synced/Healthy at the new commit with the shards among its sources, and lists every object (each moved one too)
+      const done = await argo!.waitForApplication(app('london'), `be Synced/Healthy at ${revision}`, (a) => syncedAt(revision)(a) && !excluded(a));
+      for (const u of units) assert.ok(sourcePaths(done).includes(`dist/london/${u}`), `source dist/london/${u}`);
+      await assertLiveEqualsGit('london', done);
+      const listedByArgo = new Set((done.status?.resources ?? []).map((r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`));
+      for (const k of uidsBefore.keys()) assert.ok(listedByArgo.has(k), `Argo CD still tracks ${k}`);
+      // AND no object of london was deleted or recreated: every one keeps its uid, the new mirrors are added
+      const uidsAfter = await uids();
+      for (const [k, uid] of uidsBefore) assert.equal(uidsAfter.get(k), uid, `${k} kept its uid`);
+      const managedAfter = await managed('london');
+      for (const [k, uid] of managedBefore) assert.equal(managedAfter.get(k), uid, k);
+      assert.ok(managedAfter.has('Service/shop/ink-paris'));
+      // AND no watch saw a DELETED event
+      for (const w of watches) {
+        assert.equal(w.child.exitCode, null, `watch of ${w.kind} ended: ${w.err}`);
+        const deleted = events(w).filter((e) => e.type === 'DELETED').map((e) => `${e.object.metadata.namespace}/${e.object.metadata.name}`);
+        assert.deepEqual(deleted, [], `${w.kind} deleted`);
+      }
+      t.diagnostic(`${units.length} shards of at most ${maxUnitObjects} objects; moved: ${moved.join(', ')}`);
+    } finally {
+      for (const w of watches) w.child.kill();
+    }
   });
 });
