@@ -173,8 +173,8 @@ test('empty repository to the first live synth of a 3-cluster fleet (real kube-a
     // THEN it observed every cluster (--strict: none stale) and london has a mirror of each exported service
     ok(synth, 'npm run synth -- --strict (live)');
     const files = [...readTree(join(repo, 'dist')).keys()];
-    assert.ok(files.some((f) => f.startsWith('london/shop/') && f.includes('payments-paris')), files.join('\n'));
-    assert.ok(files.some((f) => f.startsWith('london/shop/') && f.includes('catalog-rome')), files.join('\n'));
+    assert.ok(files.some((f) => f.startsWith('london/from-paris/shop/') && f.includes('payments-paris')), files.join('\n'));
+    assert.ok(files.some((f) => f.startsWith('london/from-rome/shop/') && f.includes('catalog-rome')), files.join('\n'));
   } finally {
     await fleet.stop();
   }
