@@ -14,6 +14,8 @@ import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube
 import { GATEWAY_IDENTITY, applyService, applyStatefulService, ensureNamespace, installGateway, unitFree } from '../integration/support.js';
 import { startStubFleet } from './hostile-apiserver.js';
 import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './support.js';
+import { readTree } from '../../src/emit/read-tree.js';
+import { withoutUnitFolders } from '../integration/support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 
@@ -154,13 +156,8 @@ describe('hostile targets against real API servers', () => {
   const deleteService = (cluster: string, namespace: string, name: string): Promise<unknown> =>
     fleet!.kubectl(cluster, ['delete', 'service', name, '-n', namespace, '--ignore-not-found']);
 
-  const file = (repo: SafetyRepo, rel: string): string | undefined => {
-    try {
-      return readFileSync(join(repo.outDir, rel), 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
+  // A file of the output by its path without the delivery unit folder (`london/gw/x.yaml`, wherever its unit puts it).
+  const file = (repo: SafetyRepo, rel: string): string | undefined => withoutUnitFolders(readTree(repo.outDir)).get(rel);
 
   const gatewayCases: [string, () => Promise<void>, RegExp][] = [
     ['ingress 127.0.0.1', () => installGateway(fleet!, 'paris', '127.0.0.1'), /cluster "paris": REJECTED its gateway 127\.0\.0\.1:4143 .*is a loopback address.*keeping the last known gateway 203\.0\.113\.10:4143/],

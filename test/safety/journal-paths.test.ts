@@ -129,7 +129,7 @@ describe('a write journal added by a commit', () => {
       // plan reads the committed state: the replaced file differs from what synth writes
       const plan = await repo.run(['plan', '--offline']);
       assert.equal(plan.code, ExitCode.OK, plan.stderr);
-      assert.match(plan.stdout, /~ default\/service-web-b\.yaml/);
+      assert.match(plan.stdout, /~ from-b\/default\/service-web-b\.yaml/);
       // synth completes the journal, then writes the compiled tree again
       const run = await repo.run(['synth', '--offline']);
       assert.equal(run.code, ExitCode.OK, run.stderr);

@@ -428,7 +428,7 @@ describe('safety: the metadata policy and exact values against real API servers'
       assertNoStackTrace(r.stderr);
       assert.equal(r.report.exitCode, 0);
       assert.equal(r.report.error, null);
-      const svc = YAML.parse(readFileSync(join(allow.outDir, SOURCE, NS, `service-allow-${TARGET}.yaml`), 'utf8'));
+      const svc = YAML.parse(readFileSync(join(allow.outDir, SOURCE, `from-${TARGET}`, NS, `service-allow-${TARGET}.yaml`), 'utf8'));
       assert.deepEqual(svc.metadata.labels, {
         'mirror.linkerd.io/cluster-name': TARGET, 'mirror.linkerd.io/mirrored-service': 'true', 'mirrorc.io/managed': 'true', 'team.example.com/owner': 'team-a',
       });
@@ -481,7 +481,7 @@ describe('safety: the metadata policy and exact values against real API servers'
       const r = await edited.run(['synth', '--offline']);
       assert.equal(r.code, 3, r.stderr);
       assertNoStackTrace(r.stderr + r.stdout);
-      assert.match(r.stderr, /east\/shop\/[a-z-]+\.yaml: the string "team-\\ud800" holds an unpaired UTF-16 surrogate \(U\+D800\), which neither YAML nor the Kubernetes API can carry/);
+      assert.match(r.stderr, /east\/from-west\/shop\/[a-z-]+\.yaml: the string "team-\\ud800" holds an unpaired UTF-16 surrogate \(U\+D800\), which neither YAML nor the Kubernetes API can carry/);
       assert.match(r.stderr, /fix or remove it there, or run synth online/);
       assert.equal(r.report.exitCode, 3);
       assert.match(r.report.error, /unpaired UTF-16 surrogate/);

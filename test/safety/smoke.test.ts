@@ -23,13 +23,15 @@ test('GIVEN a scratch fleet repository WHEN synth runs offline twice THEN the fi
     const files = [...readFiles(repo.outDir).keys()];
     const mirror = ['default/endpoints-web-b.yaml', 'default/endpointslice-web-b-ipv4.yaml', 'default/service-web-b.yaml'];
     const read = (rel: string): any => YAML.parse(readFileSync(join(repo.outDir, rel), 'utf8'));
-    assert.deepEqual(mirror.filter((f) => !files.includes(`a/${f}`)), [], `missing from dist/a/: ${files.join(', ')}`);
-    assert.deepEqual(files.filter((f) => f.includes('web')).sort(), mirror.map((f) => `a/${f}`), 'no mirror elsewhere');
-    assert.deepEqual(mirror.filter((f) => !read('a/kustomization.yaml').resources.includes(f)), [], 'listed by dist/a/kustomization.yaml');
-    const svc = read('a/default/service-web-b.yaml');
+    // (its delivery unit is from-b: the mirrors of target b)
+    assert.deepEqual(mirror.filter((f) => !files.includes(`a/from-b/${f}`)), [], `missing from dist/a/from-b/: ${files.join(', ')}`);
+    assert.deepEqual(files.filter((f) => f.includes('web')).sort(), mirror.map((f) => `a/from-b/${f}`), 'no mirror elsewhere');
+    assert.deepEqual(mirror.filter((f) => !read('a/from-b/kustomization.yaml').resources.includes(f)), [], 'listed by dist/a/from-b/kustomization.yaml');
+    assert.ok(read('a/kustomization.yaml').resources.includes('from-b'), 'the unit is listed by dist/a/kustomization.yaml');
+    const svc = read('a/from-b/default/service-web-b.yaml');
     assert.deepEqual([svc.kind, svc.metadata.namespace, svc.metadata.name], ['Service', 'default', 'web-b']);
     assert.deepEqual(svc.spec.ports.map((p: any) => [p.name, p.port]), [['http', 80]]);
-    const endpoints = read('a/default/endpoints-web-b.yaml');
+    const endpoints = read('a/from-b/default/endpoints-web-b.yaml');
     assert.deepEqual(endpoints.subsets.flatMap((s: any) => s.addresses.map((a: any) => a.ip)), ['203.0.113.7']);
     assert.deepEqual(endpoints.subsets.flatMap((s: any) => s.ports.map((p: any) => p.port)), [4143]);
     const after = repo.hash();
