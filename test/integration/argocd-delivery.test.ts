@@ -29,7 +29,7 @@ import { Cluster, GitOpsDelivery, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { argoCdForTests, argoCdSkipReason, ensureArgoCdAssets, type ArgoCd, type LiveApplication } from '../harness/argocd.js';
 import { ensureKubeBinaries, kubeFleetForTests, kubeFleetSkipReason, type KubeFleet } from '../harness/kube-fleet.js';
-import { applyService, assertSubset, ensureNamespace, installGateway, Workspace } from './support.js';
+import { applyService, applySlice, assertSubset, ensureNamespace, installGateway, Workspace } from './support.js';
 
 const GATEWAY = { 'mirror.linkerd.io/exported': 'true' };
 const FLAT = { 'mirror.linkerd.io/exported': 'remote-discovery' };
@@ -59,17 +59,6 @@ const defineFleet: FleetDefinition = (fleet) => {
 
 interface Manifest { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }
 
-/** The EndpointSlice a target's endpoint controller writes for `name`, one endpoint per readiness given. */
-async function applySlice(fleet: KubeFleet, cluster: string, namespace: string, name: string, ready: boolean[]): Promise<void> {
-  await fleet.kubectl(cluster, ['apply', '-f', '-'], JSON.stringify({
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: `${name}-xyz12`, namespace, labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
-    addressType: 'IPv4',
-    endpoints: ready.map((r, i) => ({ addresses: [`10.244.1.${10 + i}`], conditions: { ready: r, serving: r, terminating: false } })),
-    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-  }));
-}
 
 const excluded = (a: LiveApplication): boolean => (a.status?.conditions ?? []).some((c) => c.type === 'ExcludedResourceWarning');
 const endpointKinds = (a: LiveApplication): string[] => (a.status?.resources ?? []).filter((r) => r.kind === 'Endpoints' || r.kind === 'EndpointSlice').map((r) => `${r.kind}/${r.namespace}/${r.name}`).sort();

@@ -195,3 +195,15 @@ export async function applyStatefulService(
     ports: [{ name: 'client', port, protocol: 'TCP' }],
   }));
 }
+
+/** The EndpointSlice a target's endpoint controller writes for `name`: one endpoint per readiness given. */
+export async function applySlice(fleet: KubeFleet, cluster: string, namespace: string, name: string, ready: readonly boolean[]): Promise<void> {
+  await fleet.kubectl(cluster, ['apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: `${name}-xyz12`, namespace, labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
+    addressType: 'IPv4',
+    endpoints: ready.map((r, i) => ({ addresses: [`10.244.1.${10 + i}`], conditions: { ready: r, serving: r, terminating: false } })),
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+  }));
+}

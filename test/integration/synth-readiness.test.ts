@@ -14,7 +14,7 @@ import type { FleetDefinition } from '../../src/cli/load-fleet.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
-import { applyService, applyStatefulService, applyWithoutDrift, ensureNamespace, installGateway, Workspace } from './support.js';
+import { applyService, applySlice, applyStatefulService, applyWithoutDrift, ensureNamespace, installGateway, Workspace } from './support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 const PINNED_RANGE = '10.96.0.0/24';
@@ -39,17 +39,6 @@ class ProbeEndpoint {
   }
 }
 
-/** The EndpointSlice the endpoint controller would write for `name`: one endpoint per readiness given. */
-async function applySlice(fleet: KubeFleet, cluster: string, namespace: string, name: string, ready: boolean[]): Promise<void> {
-  await fleet.kubectl(cluster, ['apply', '-f', '-'], JSON.stringify({
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: `${name}-xyz12`, namespace, labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
-    addressType: 'IPv4',
-    endpoints: ready.map((r, i) => ({ addresses: [`10.244.1.${10 + i}`], conditions: { ready: r, serving: r, terminating: false } })),
-    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-  }));
-}
 
 /** Marks pod `index` of a StatefulSet slice (written by applyStatefulService) ready or not. */
 async function setPodReady(fleet: KubeFleet, cluster: string, namespace: string, name: string, index: number, ready: boolean): Promise<void> {
