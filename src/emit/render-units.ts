@@ -18,6 +18,8 @@ import { BASE_UNIT, MAX_UNIT_OBJECTS, shardCount, shardName, shardOf, unitFamily
 import { compareStrings } from '../util/order.js';
 import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
 import { appendAll } from '../util/append-all.js';
+import type { UnitRecord } from '../state/lock-document.js';
+import { filesRecord, objectInventory } from '../state/unit-inventory.js';
 
 type K8sObject = ReturnType<Chart['toJson']>[number];
 
@@ -33,7 +35,7 @@ interface Family {
  * @param previousShards the shard count of each family in the committed folder (see previousShardCounts)
  * @param maxObjects the most objects per unit @default MAX_UNIT_OBJECTS
  */
-export function renderClusterUnits(source: SourceChart | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS): FileTree {
+export function renderClusterUnits(source: SourceChart | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS, rest: RenderRest = {}): FileTree {
   const units = new Map<string, K8sObject[]>([[BASE_UNIT, []]]);
   const families = new Map<string, Family>();
   if (source) {
@@ -57,17 +59,31 @@ export function renderClusterUnits(source: SourceChart | undefined, baseCharts: 
   const cluster = source?.cluster ?? (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';
   for (const [unit, objects] of units) {
     const resources: string[] = [];
+    const sizes: [string, number][] = [];
     for (const object of objects) {
       const rel = objectPath(object);
       const path = `${unit}/${rel}`;
       if (files.has(path)) throw new Error(`internal error: two objects would be written to ${cluster}/${path}`);
-      files.set(path, renderWritable(`${cluster}/${path}`, object));
+      const text = renderWritable(`${cluster}/${path}`, object);
+      files.set(path, text);
       resources.push(rel);
+      sizes.push([rel, Buffer.byteLength(text)]);
     }
-    files.set(`${unit}/kustomization.yaml`, kustomizationFile(resources));
+    const kustomization = kustomizationFile(resources);
+    files.set(`${unit}/kustomization.yaml`, kustomization);
+    sizes.push(['kustomization.yaml', Buffer.byteLength(kustomization)]);
+    rest.records?.set(unit, { files: filesRecord(sizes), ...objectInventory(objects) });
   }
-  files.set('kustomization.yaml', kustomizationFile([...units.keys()]));
+  files.set('kustomization.yaml', kustomizationFile([...units.keys(), ...(rest.keptUnits ?? [])]));
   return new Map([...files.entries()].sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/** What else {@link renderClusterUnits} does for an incremental run. */
+export interface RenderRest {
+  /** Unit folders kept as they are (skipped: inputs unchanged): listed by the cluster's kustomization.yaml, not rendered. @default none */
+  readonly keptUnits?: readonly string[];
+  /** Filled with the record (files and inventory, no input digest) of every rendered unit. @default not recorded */
+  readonly records?: Map<string, Omit<UnitRecord, 'inputs'>>;
 }
 
 /** A kustomization.yaml listing `resources` (sorted). */

@@ -8,15 +8,15 @@
  * cluster retired in the fleet file, a source's own change, a restored lock) was not caused by a
  * target, and still stops the run until the user confirms it.
  */
-import type { FileTree } from '../emit/render-files.js';
+import type { UnitRecords } from '../state/lock-document.js';
 import type { FleetSnapshot, TargetSnapshot } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { compareStrings } from '../util/order.js';
 import { largeRemovals, removalsByTarget, type LargeRemoval, type TargetRemoval } from './removal-guard.js';
 
-/** A compile of a snapshot: its tree and warnings. */
+/** A compile of a snapshot: the unit records it would write, and its warnings. */
 export interface CompiledSnapshot {
-  readonly tree: FileTree;
+  readonly units: UnitRecords;
   readonly warnings: readonly string[];
 }
 
@@ -44,15 +44,15 @@ const MAX_CANDIDATES_TO_MINIMISE = 8;
 export function holdBackRemovingTargets<C extends CompiledSnapshot>(input: {
   readonly previous: FleetSnapshot;
   readonly snapshot: FleetSnapshot;
-  readonly before: FileTree;
+  readonly before: UnitRecords;
   readonly compiled: C;
   readonly compile: (snapshot: FleetSnapshot) => C;
 }): HoldBackOutcome<C> {
   const { previous, snapshot, before, compile } = input;
-  const removals = largeRemovals(before, input.compiled.tree);
+  const removals = largeRemovals(before, input.compiled.units);
   const unchanged: HoldBackOutcome<C> = { snapshot, compiled: input.compiled, removals, warnings: [], held: [] };
   if (removals.length === 0) return unchanged;
-  const losing = removalsByTarget(before, input.compiled.tree);
+  const losing = removalsByTarget(before, input.compiled.units);
   const candidates = [...new Set(losing.map((r) => r.target))]
     .filter((t) => changed(previous.targets[t], snapshot.targets[t]))
     .sort(compareStrings);
@@ -62,7 +62,7 @@ export function holdBackRemovingTargets<C extends CompiledSnapshot>(input: {
     for (const t of held) targets[t] = previous.targets[t]!;
     const next = { ...snapshot, targets };
     const compiled = compile(next);
-    return { snapshot: next, compiled, removals: largeRemovals(before, compiled.tree) };
+    return { snapshot: next, compiled, removals: largeRemovals(before, compiled.units) };
   };
   let held = candidates;
   let best = attempt(held);

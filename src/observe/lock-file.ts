@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../util/canonical-json.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
+import { LOCK_FORMAT, lockDocumentSchema, type LockDocument, type UnitRecords } from '../state/lock-document.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
 export class LockFileError extends Error {
@@ -19,13 +20,25 @@ export class LockFileError extends Error {
   }
 }
 
+/** A lock as read: the snapshot compile works on (pinned IPs included), and the unit records (undefined for a format 1 lock: to be migrated). */
+export interface LockState {
+  readonly snapshot: FleetSnapshot;
+  /** The compiled section's unit records; undefined when the lock predates them (format 1) or is missing. */
+  readonly units?: UnitRecords;
+}
+
 /** Reads the lock; a missing file is an empty snapshot. */
 export function readLockFile(path: string): FleetSnapshot {
+  return readLock(path).snapshot;
+}
+
+/** Reads the lock (format 2, or format 1 which is migrated: its snapshot, no unit records); a missing file is an empty snapshot. */
+export function readLock(path: string): LockState {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return emptySnapshot();
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { snapshot: emptySnapshot() };
     throw new LockFileError(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
   let parsed: unknown;
@@ -34,19 +47,36 @@ export function readLockFile(path: string): FleetSnapshot {
   } catch (e) {
     throw new LockFileError(path, `is not valid JSON (${(e as Error).message})`);
   }
+  const format = (parsed as { format?: unknown } | null)?.format;
+  if (typeof parsed === 'object' && parsed !== null && format === LOCK_FORMAT) {
+    const lock = parsed as Partial<LockDocument>;
+    if (typeof lock.observed !== 'object' || lock.observed === null || typeof lock.compiled !== 'object' || lock.compiled === null) {
+      throw new LockFileError(path, 'lacks "observed" or "compiled"');
+    }
+    const problems = schemaProblems(lockDocumentSchema, parsed);
+    if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
+    const { observed, compiled } = parsed as LockDocument;
+    const snapshot = { format: SNAPSHOT_FORMAT, ...observed, ...(compiled.pinnedServiceIPs ? { pinnedServiceIPs: compiled.pinnedServiceIPs } : {}) } as FleetSnapshot;
+    return { snapshot, units: compiled.units };
+  }
   const lock = parsed as Partial<FleetSnapshot>;
   if (typeof lock !== 'object' || lock === null || lock.format !== SNAPSHOT_FORMAT) {
-    throw new LockFileError(path, `has format ${JSON.stringify(lock?.format)}, but this version reads format ${SNAPSHOT_FORMAT}`);
+    throw new LockFileError(path, `has format ${JSON.stringify(lock?.format)}, but this version reads formats ${SNAPSHOT_FORMAT} and ${LOCK_FORMAT}`);
   }
   if (typeof lock.targets !== 'object' || typeof lock.sources !== 'object' || lock.targets === null || lock.sources === null) {
     throw new LockFileError(path, 'lacks "targets" or "sources"');
   }
   const problems = schemaProblems(fleetSnapshotSchema, parsed);
   if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
-  return lock as FleetSnapshot;
+  return { snapshot: lock as FleetSnapshot };
 }
 
-/** The lock file's exact text for `snapshot`: canonical JSON, keys sorted, trailing newline. */
-export function renderLockFile(snapshot: FleetSnapshot): string {
-  return canonicalJson(snapshot);
+/**
+ * The lock file's exact text (format 2): canonical JSON, keys sorted, trailing newline.
+ * @param units the unit records of the compiled section @default none
+ */
+export function renderLockFile(snapshot: FleetSnapshot, units: UnitRecords = {}): string {
+  const { format: _format, pinnedServiceIPs, ...observed } = snapshot;
+  const document: LockDocument = { format: LOCK_FORMAT, observed, compiled: { ...(pinnedServiceIPs ? { pinnedServiceIPs } : {}), units } } as LockDocument;
+  return canonicalJson(document);
 }

@@ -57,16 +57,16 @@ const serviceName = checked<string>(serviceNameProblem);
 const hostname = checked<string>((v) => dns1123LabelProblem(v, 'pod hostname'));
 const port = checked<number>(portNumberProblem);
 const protocol = checked<string>(protocolProblem);
-const ip = checked<string>(ipLiteralProblem);
-const timestamp = checked<string>((v) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : `${quote(v)} is not a timestamp such as 2025-01-31T12:00:00Z`));
-const namespacedName = checked<string>((v) => {
+export const ip = checked<string>(ipLiteralProblem);
+export const timestamp = checked<string>((v) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : `${quote(v)} is not a timestamp such as 2025-01-31T12:00:00Z`));
+export const namespacedName = checked<string>((v) => {
   const parts = typeof v === 'string' ? v.split('/') : [];
   if (parts.length === 2 && namespaceNameProblem(parts[0]) === undefined && serviceNameProblem(parts[1]) === undefined) return undefined;
   return `${quote(v)} is not "namespace/name" of a Service`;
 });
 
 /** A record whose keys pass `keyProblem` and whose values pass `value`. */
-function recordOf<V extends z.ZodType>(keyProblem: (key: string) => string | undefined, value: V) {
+export function recordOf<V extends z.ZodType>(keyProblem: (key: string) => string | undefined, value: V) {
   return z.record(z.string(), value).superRefine((record, ctx) => {
     for (const key of Object.keys(record)) {
       const p = keyProblem(key);
@@ -130,7 +130,7 @@ export const observedTrustRootSchema = z.strictObject({
   notAfter: timestamp,
 });
 
-const targetSnapshot = z.strictObject({
+export const targetSnapshotSchema = z.strictObject({
   selectors: z.array(text('a label selector')),
   services: z.array(observedServiceSchema),
   missingExplicitExports: z.array(namespacedName),
@@ -146,7 +146,7 @@ export const foreignServiceSchema = z.strictObject({ namespace, name: serviceNam
 /** A live Service of a source inside its pinned range. */
 export const pinnedRangeServiceSchema = z.strictObject({ namespace, name: serviceName, ip, managed: z.boolean() });
 
-const sourceSnapshot = z.strictObject({
+export const sourceSnapshotSchema = z.strictObject({
   namespaces: z.array(namespace),
   foreignServices: z.array(foreignServiceSchema),
   foreignServiceImports: z.array(foreignServiceSchema).optional(),
@@ -161,8 +161,8 @@ const sourceSnapshot = z.strictObject({
 /** The whole lock file. */
 export const fleetSnapshotSchema = z.strictObject({
   format: z.literal(SNAPSHOT_FORMAT),
-  targets: recordOf(clusterNameProblem, targetSnapshot),
-  sources: recordOf(clusterNameProblem, sourceSnapshot),
+  targets: recordOf(clusterNameProblem, targetSnapshotSchema),
+  sources: recordOf(clusterNameProblem, sourceSnapshotSchema),
   pinnedServiceIPs: recordOf(clusterNameProblem, recordOf((k) => namespacedName.safeParse(k).error?.issues[0]?.message, ip)).optional(),
   staleSince: z.strictObject({ targets: recordOf(clusterNameProblem, timestamp).optional(), sources: recordOf(clusterNameProblem, timestamp).optional() }).optional(),
 });
@@ -213,8 +213,8 @@ export function schemaProblems(schema: z.ZodType, value: unknown, prefix: readon
 // (the strict schema would otherwise reject every lock that carries it).
 type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
 type Element<T> = T extends readonly (infer E)[] ? E : never;
-type Target = z.infer<typeof targetSnapshot>;
-type Source = z.infer<typeof sourceSnapshot>;
+type Target = z.infer<typeof targetSnapshotSchema>;
+type Source = z.infer<typeof sourceSnapshotSchema>;
 const schemaCoversSnapshot: [
   SameKeys<FleetSnapshot, z.infer<typeof fleetSnapshotSchema>>,
   SameKeys<TargetSnapshot, Target>,

@@ -6,7 +6,6 @@ import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { CompileError } from '../compile/diagnostics.js';
 import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
-import { previousMirrorLookup, previousOwnerLookup } from '../emit/previous-owners.js';
 import { redact } from '../util/redact.js';
 import type { FileTree } from '../emit/render-files.js';
 import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
@@ -15,7 +14,12 @@ import { checkTransaction, committedPath, readCommittedTree, recoverInterruptedW
 import { FleetDefinitionError } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { lockGatewayProblems } from '../observe/gateway-checks.js';
-import { LockFileError, readLockFile, renderLockFile } from '../observe/lock-file.js';
+import { LockFileError, readLock, renderLockFile } from '../observe/lock-file.js';
+import type { UnitRecords } from '../state/lock-document.js';
+import { treeUnitRecords } from '../state/adopt-dist.js';
+import { readReplacedFiles, unitFolderCheck } from '../state/unit-folders.js';
+import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
+import { readTree } from '../emit/read-tree.js';
 import { kubeconfigFileProblem } from '../observe/kubeconfig-file-problem.js';
 import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
@@ -37,7 +41,7 @@ import { stageTimer, type SynthStage } from '../cli/stage-timer.js';
 import { summaryLines } from '../cli/summary.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { deliveryTree, emitDelivery } from './synth-delivery.js';
-import { compileFleetTree } from './synth-fleet.js';
+import { compileFleetTree, type CompiledTree } from './synth-fleet.js';
 import { appendAll } from '../util/append-all.js';
 
 /** Options of {@link runSynth}. */
@@ -196,12 +200,15 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   // Model: load and validate before any network call.
   let spec: FleetSpec;
   let previous: FleetSnapshot;
+  let previousUnits: UnitRecords | undefined;
   try {
     const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
     spec = buildFleet(define, options.fleetFile).fleet.toSpec();
     const problem = missingLockProblem(lockFile, existsSync(committedLock), outDir, options.newFleet ?? false);
     if (problem) return finish(ExitCode.INVALID_INPUT, problem);
-    previous = readLockFile(committedLock);
+    const lockState = readLock(committedLock);
+    previous = lockState.snapshot;
+    previousUnits = lockState.units;
     const gatewayProblems = lockGatewayProblems(spec, previous);
     if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
   } catch (e) {
@@ -263,19 +270,32 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   if (!options.offline) mark('observe');
 
   // Compile (pure) and render.
-  let compiled: FileTree;
   let planRows: readonly string[] = [];
   const compileStarted = now().getTime();
   const heldBackWarnings: string[] = [];
-  // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
-  const before = readCommittedTree(outDir);
+  // synth and observe (under the run lock, after recovery) skip unit families whose inputs did not
+  // change and whose folders are intact, and read only what they replace; plan and check render and
+  // compare every file of the committed output (a same-size hand edit is found there).
+  const incremental = mode === 'write' || mode === 'observe';
+  const committedTree = incremental ? undefined : readCommittedTree(outDir);
+  // Owners, shard counts and the removal guard's "before" come from the lock's unit records; a folder
+  // the lock does not describe (a format 1 lock, a folder restored by hand) is adopted from disk once.
+  const records = withAdoptedFolders(previousUnits ?? {}, outDir, committedTree);
+  // The clusters this run writes: a shard its own and those that are no link's source (every shard writes them alike).
+  const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
+  let result: CompiledTree;
   try {
-    const isolation = { strict: options.strict ?? false, previousOwners: previousOwnerLookup(before), previousMirrors: previousMirrorLookup(before), now: new Date(compileStarted) };
+    const isolation = { strict: options.strict ?? false, previousOwners: recordOwnerLookup(records), previousMirrors: recordMirrorLookup(records), now: new Date(compileStarted) };
     const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
-    let result = compileFleetTree(spec, snapshot, compileOptions, () => mark('compile'), before, options.maxUnitObjects);
+    const state = { records, ...(incremental ? { intact: unitFolderCheck(outDir) } : {}) };
+    const compileRun = (s: FleetSnapshot, onCompiled?: () => void): CompiledTree => {
+      const compiledRun = compileFleetTree(spec, s, compileOptions, onCompiled, committedTree, options.maxUnitObjects, state);
+      return owned ? { ...compiledRun, units: { ...withoutClusters(records, owned), ...onlyClusters(compiledRun.units, owned) } } : compiledRun;
+    };
+    result = compileRun(snapshot, () => mark('compile'));
     // A large removal caused by one target's new observation holds back that target alone (see hold-back-targets.ts).
     if (!options.confirmRemovals && !shard) {
-      const held = holdBackRemovingTargets({ previous, snapshot, before, compiled: result, compile: (s) => compileFleetTree(spec, s, compileOptions, undefined, before, options.maxUnitObjects) });
+      const held = holdBackRemovingTargets({ previous, snapshot, before: records, compiled: result, compile: (s) => compileRun(s) });
       result = held.compiled;
       appendAll(heldBackWarnings, held.warnings);
     }
@@ -284,7 +304,6 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     planRows = result.planRows;
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = result.snapshot;
-    compiled = result.tree;
   } catch (e) {
     if (e instanceof CompileError) return finish(ExitCode.COMPILE_ERROR, e.message);
     throw e;
@@ -294,15 +313,22 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   appendAll(warnings, deliveryWarnings(spec));
   for (const w of warnings) log.always(`warning: ${w}`);
 
-  // A shard replaces only its own folders; every other path of the tree is carried over as it is.
-  // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
-  const tree = shard ? mergeShardTree(before, compiled, new Set([...shard, ...nonSourceClusters(spec)])) : compiled;
-  // The delivery manifests follow the delivery units of the whole tree (Flux's unit Kustomizations, Argo CD's sources).
-  const delivery = deliveryTree(spec, tree);
+  const compiled = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
+  // The units kept as they are (not rendered) are neither read nor written.
+  const writtenClusters = owned ?? new Set(Object.keys(result.units));
+  const kept = new Set<string>();
+  for (const cluster of writtenClusters) for (const unit of Object.keys(result.units[cluster] ?? {})) if (!result.rendered.has(`${cluster}/${unit}`)) kept.add(`${cluster}/${unit}`);
+  // before: what the run replaces, as on disk; tree: what it becomes (a shard leaves every other folder as it is).
+  const before = committedTree ?? readReplacedFiles(outDir, writtenClusters, kept, !owned);
+  const tree = committedTree && owned ? mergeShardTree(committedTree, compiled, owned) : compiled;
+  // The delivery manifests follow the delivery units of every cluster (Flux's unit Kustomizations, Argo CD's sources).
+  const delivery = deliveryTree(spec, deliveryInput(outDir, result.units, tree, writtenClusters));
   const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   const changes = diffTrees(before, tree);
-  const removals = options.confirmRemovals ? [] : largeRemovals(before, tree);
-  const lockText = renderLockFile(snapshot);
+  const removals = options.confirmRemovals ? [] : largeRemovals(records, result.units);
+  // observe writes no dist/: its lock keeps the records of what dist/ holds (an input digest recorded
+  // for files not written would let the next synth skip them).
+  const lockText = renderLockFile(snapshot, mode === 'observe' ? records : result.units);
   const lockChanged = readTextOrUndefined(committedLock) !== lockText;
   facts = { ...facts, warnings, tree, changes, lockChanged };
   mark('diff');
@@ -347,6 +373,51 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
   }
   return finishOk('nothing was written');
+}
+
+/**
+ * `units`, plus the records of every cluster folder of `outDir` that it does not describe, adopted
+ * from the files (from `committed` when the caller read the whole committed output already).
+ */
+function withAdoptedFolders(units: UnitRecords, outDir: string, committed: FileTree | undefined): UnitRecords {
+  let entries: string[];
+  try {
+    entries = readdirSync(outDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return units;
+  }
+  const missing = entries.filter((c) => units[c] === undefined);
+  if (missing.length === 0) return units;
+  const adopted: UnitRecords = { ...units };
+  for (const cluster of missing) {
+    const files = committed ? new Map([...committed].filter(([p]) => p.startsWith(`${cluster}/`))) : new Map([...readTree(join(outDir, cluster))].map(([p, t]) => [`${cluster}/${p}`, t]));
+    const records = treeUnitRecords(files)[cluster];
+    if (records) adopted[cluster] = records;
+  }
+  return adopted;
+}
+
+function withoutClusters(units: UnitRecords, clusters: ReadonlySet<string>): UnitRecords {
+  return Object.fromEntries(Object.entries(units).filter(([c]) => !clusters.has(c)));
+}
+
+function onlyClusters(units: UnitRecords, clusters: ReadonlySet<string>): UnitRecords {
+  return Object.fromEntries(Object.entries(units).filter(([c]) => clusters.has(c)));
+}
+
+/**
+ * What the delivery manifests are rendered from: a unit folder entry per recorded unit of every
+ * cluster, and the Namespaces of the base units (read from disk for clusters this run leaves alone).
+ */
+function deliveryInput(outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>): FileTree {
+  const input: FileTree = new Map();
+  for (const [cluster, byUnit] of Object.entries(units)) for (const unit of Object.keys(byUnit)) input.set(`${cluster}/${unit}/kustomization.yaml`, '');
+  for (const [path, text] of tree) if (/(^|\/)namespace-[^/]+\.yaml$/.test(path)) input.set(path, text);
+  for (const cluster of Object.keys(units)) {
+    if (written.has(cluster)) continue;
+    for (const [p, text] of readTree(join(outDir, cluster, 'base'))) if (/(^|\/)namespace-[^/]+\.yaml$/.test(p)) input.set(`${cluster}/base/${p}`, text);
+  }
+  return input;
 }
 
 /** Clusters that are no link's source. */

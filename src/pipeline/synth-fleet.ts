@@ -7,10 +7,15 @@ import { App } from 'cdk8s';
 import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-fleet.js';
 import { compareStrings } from '../util/order.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
-import { previousMirrorLookup, previousOwnerLookup } from '../emit/previous-owners.js';
+import { readFileSync } from 'node:fs';
+import type { MirrorUnit } from '../compile/mirror-unit.js';
 import type { FileTree } from '../emit/render-files.js';
-import { renderClusterUnits, unitFoldersByCluster } from '../emit/render-units.js';
-import { previousShardCounts } from '../delivery/delivery-units.js';
+import { renderClusterUnits } from '../emit/render-units.js';
+import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, unitFamily } from '../delivery/delivery-units.js';
+import type { UnitFiles, UnitRecord, UnitRecords } from '../state/lock-document.js';
+import { treeUnitRecords } from '../state/adopt-dist.js';
+import { UnitInputs } from '../state/unit-inputs.js';
+import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
 import type { Fleet } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
@@ -43,47 +48,103 @@ export interface FleetFiles {
 
 /** What {@link compileFleetTree} compiled. */
 export interface CompiledTree {
-  /** `<cluster>/<file>` → text, every compiled folder. */
+  /** `<cluster>/<file>` → text: every rendered unit folder and each cluster's kustomization.yaml (skipped units are absent). */
   readonly tree: FileTree;
   /** The snapshot with compile's pinned ClusterIPs (what the lock records). */
   readonly snapshot: FleetSnapshot;
   readonly warnings: readonly string[];
   /** What `plan` prints besides file changes (trust anchors, renamed exports, generic gateway ports, MCS imports). */
   readonly planRows: readonly string[];
+  /** The record of every unit of every compiled cluster, skipped ones included (the lock's compiled section). */
+  readonly units: UnitRecords;
+  /** `<cluster>/<unit>` of every unit that was rendered (all but the skipped ones). */
+  readonly rendered: ReadonlySet<string>;
 }
 
+/** The previous state an incremental compile starts from. */
+export interface PreviousUnits {
+  /** The lock's unit records (what `dist/` holds): shard counts, and the units that may be skipped. */
+  readonly records: UnitRecords;
+  /**
+   * Whether the folder of a unit on disk still matches its record (the cheap integrity check); asked
+   * only of units whose inputs are unchanged. Without it, nothing is skipped. @default nothing skipped
+   */
+  readonly intact?: (cluster: string, unit: string, files: UnitFiles) => boolean;
+}
+
+/** This package's version: a new mirrorc renders every unit once (its output may differ). */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 /**
- * Compiles `spec` from `snapshot` and renders every cluster folder.
+ * Compiles `spec` from `snapshot` and renders every cluster folder, or with `state.intact` only the
+ * unit families whose inputs changed (or whose folder is not intact).
  * @param onCompiled called between compiling and rendering (stage timing). @default none
- * @param previous the output as committed now: an unchanged file reuses its text (memory only), and each unit family keeps at least its shard count. @default none
+ * @param previous the output as committed now, when the caller has it: an unchanged file reuses its text (memory only). @default none
  * @param maxUnitObjects the most objects of one delivery unit @default MAX_UNIT_OBJECTS (500)
+ * @param state the lock's unit records and the integrity check. @default none: every unit rendered, shard counts from `previous`
  * @throws CompileError when the fleet cannot be compiled; nothing is rendered then
  */
-export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number): CompiledTree {
+export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number, state?: PreviousUnits): CompiledTree {
   const planned = planFleet(spec, snapshot, options);
   const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
   onCompiled?.();
   const tree: FileTree = new Map();
+  const units: Record<string, Record<string, UnitRecord>> = {};
+  const rendered = new Set<string>();
   // Every observed cluster's folder also holds the reader identity that observation needs there.
   const readerRbac = chartsByCluster(addReaderRbacCharts(new App({ outdir: 'unused' }), spec));
   const plans = new Map(planned.plans.map((plan) => [plan.source, plan]));
-  // A family's shard count never shrinks: the committed folder names say how many it has now.
-  const previousUnits = unitFoldersByCluster(previous ?? new Map());
+  // A family's shard count never shrinks: the lock's records (or the committed folder names) say how many it has now.
+  const records = state?.records ?? treeUnitRecords(new Map([...(previous ?? new Map<string, string>()).keys()].filter((k) => k.endsWith('/kustomization.yaml')).map((k) => [k, ''])));
+  const inputs = new UnitInputs(spec, snapshot, VERSION, maxUnitObjects ?? MAX_UNIT_OBJECTS);
   for (const cluster of [...new Set([...plans.keys(), ...readerRbac.keys()])].sort(compareStrings)) {
     const plan = plans.get(cluster);
+    const recorded = records[cluster] ?? {};
+    const clusterUnits: Record<string, UnitRecord> = {};
+    // Group the planned mirrors by family; a family whose inputs did not change and whose folders are intact is kept as it is.
+    const families = new Map<string, MirrorUnit[]>();
+    for (const unit of plan?.units ?? []) {
+      const family = unitFamily(unit.target);
+      let list = families.get(family);
+      if (!list) families.set(family, (list = []));
+      list.push(unit);
+    }
+    const digests = new Map<string, string>();
+    const kept: string[] = [];
+    for (const [family, members] of families) {
+      const digest = inputs.family(cluster, family, members[0]!.target, members, plan?.pinnedIPs ?? {});
+      digests.set(family, digest);
+      const shards = Object.entries(recorded).filter(([name]) => parseUnitName(name)?.family === family);
+      if (!state?.intact || shards.length === 0) continue;
+      if (shards.every(([name, r]) => r.inputs === digest && state.intact!(cluster, name, r.files))) {
+        for (const [name, r] of shards) {
+          clusterUnits[name] = r;
+          kept.push(name);
+        }
+        families.delete(family);
+      }
+    }
     // One source's constructs at a time, in an app of its own: they are garbage once its files are
     // rendered, so a large fleet's memory is bounded by its largest source.
-    const chart = plan ? sourceChart(new App({ outdir: 'unused' }), plan) : undefined;
-    const files = renderClusterUnits(chart, readerRbac.get(cluster) ?? [], previousShardCounts(previousUnits.get(cluster) ?? []), maxUnitObjects);
+    const toRender = plan ? { ...plan, units: plan.units.filter((u) => families.has(unitFamily(u.target))) } : undefined;
+    const chart = toRender ? sourceChart(new App({ outdir: 'unused' }), toRender) : undefined;
+    const fresh = new Map<string, Omit<UnitRecord, 'inputs'>>();
+    const files = renderClusterUnits(chart, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
+    for (const [unit, record] of fresh) {
+      const family = parseUnitName(unit)?.family;
+      const digest = family !== undefined ? digests.get(family) : undefined;
+      clusterUnits[unit] = { ...(digest !== undefined ? { inputs: digest } : {}), ...record };
+      rendered.add(`${cluster}/${unit}`);
+    }
+    units[cluster] = Object.fromEntries(Object.entries(clusterUnits).sort(([a], [b]) => compareStrings(a, b)));
     for (const [rel, content] of files) {
       const key = `${cluster}/${rel}`;
-      // An unchanged file keeps the text already read from disk, so the new copy is garbage at once
-      // (a no-change run of a large fleet would otherwise hold every file twice).
+      // An unchanged file keeps the text already read from disk, so the new copy is garbage at once.
       const old = previous?.get(key);
       tree.set(key, old === content ? old : content);
     }
   }
-  return { tree, snapshot: pinned, warnings: planned.warnings, planRows: planned.planRows };
+  return { tree, snapshot: pinned, warnings: planned.warnings, planRows: planned.planRows, units, rendered };
 }
 
 /**
@@ -93,16 +154,18 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
  */
 export function synthFleet(props: SynthFleetProps): FleetFiles {
   const spec = props.fleet.toSpec();
+  // The library is given the committed output itself: its unit records are adopted from it.
+  const records = treeUnitRecords(props.previous ?? new Map());
   const compiled = compileFleetTree(spec, props.snapshot, {
     strict: props.strict ?? false,
-    previousOwners: previousOwnerLookup(props.previous ?? new Map()),
-    previousMirrors: previousMirrorLookup(props.previous ?? new Map()),
-  }, undefined, props.previous);
+    previousOwners: recordOwnerLookup(records),
+    previousMirrors: recordMirrorLookup(records),
+  }, undefined, props.previous, undefined, { records });
   const delivery = deliveryTree(spec, compiled.tree);
   return {
     output: compiled.tree,
     ...(delivery ? { delivery } : {}),
-    lock: renderLockFile(compiled.snapshot),
+    lock: renderLockFile(compiled.snapshot, compiled.units),
     warnings: [...compiled.warnings, ...deliveryWarnings(spec)],
   };
 }

@@ -270,7 +270,7 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     const run = await ws.synth();
     assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
     // THEN the lock pins the per-pod mirrors at the ClusterIPs the source gave them (read from london)
-    const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).pinnedServiceIPs.london as Record<string, string>;
+    const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).compiled.pinnedServiceIPs.london as Record<string, string>;
     assert.deepEqual(pinned, Object.fromEntries(PER_POD.map((k) => [k, original.get(k)!.clusterIP])));
     // AND Flux applies it: one Kustomization (prune on) over dist/london, whose kustomization.yaml lists
     // its delivery units — the generated entry's source and settings, pointed at the cluster's folder,
@@ -298,7 +298,7 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     const run = await ws.synth();
     assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
     // THEN the per-pod mirrors keep their IPs (outside the range: observed as mirrorc's now, not re-pinned)
-    const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).pinnedServiceIPs.london as Record<string, string>;
+    const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).compiled.pinnedServiceIPs.london as Record<string, string>;
     assert.deepEqual(pinned, Object.fromEntries(PER_POD.map((k) => [k, original.get(k)!.clusterIP])));
     const revision = await flux!.publish(ws.dir, ['dist']);
     await flux!.waitForReady(FLUX_KUSTOMIZATION_NAME, revision);

@@ -99,11 +99,11 @@ describe('MCS-API output against real API servers', () => {
       assert.deepEqual(live.get('london/shop/serviceimport-pay.yaml').spec, { type: 'ClusterSetIP', ports: [{ name: 'http', protocol: 'TCP', port: 80 }] });
       // AND the lock records only that pay is ServiceExported, and that both targets' ServiceExports were listed (rome's: none, no CRD)
       const lock = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
-      const pay = lock.targets.paris.services.find((s: any) => s.name === 'pay');
+      const pay = lock.observed.targets.paris.services.find((s: any) => s.name === 'pay');
       assert.equal(pay.serviceExport, true);
-      assert.equal(lock.targets.paris.serviceExportsListed, true);
-      assert.equal(lock.targets.rome.serviceExportsListed, true);
-      assert.ok(!lock.targets.rome.services.some((s: any) => s.serviceExport), 'rome has no ServiceExports');
+      assert.equal(lock.observed.targets.paris.serviceExportsListed, true);
+      assert.equal(lock.observed.targets.rome.serviceExportsListed, true);
+      assert.ok(!lock.observed.targets.rome.services.some((s: any) => s.serviceExport), 'rome has no ServiceExports');
       // AND the ServiceExport naming no Service is a warning; rome's missing CRD is not (no link asked for ServiceExports)
       assert.ok(result.warnings.some((w) => w.includes('cluster "paris": ServiceExport shop/ghost names no Service in "paris"')), result.warnings.join('\n'));
       assert.ok(!result.warnings.some((w) => w.includes('CRD is not installed')), result.warnings.join('\n'));
@@ -128,7 +128,7 @@ describe('MCS-API output against real API servers', () => {
       assert.equal(again.exitCode, ExitCode.OK, ws.logs.join('\n'));
       assert.deepEqual(payFiles(), []);
       const after = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
-      assert.ok(!after.targets.paris.services.some((s: any) => s.name === 'pay'), 'pay left the lock');
+      assert.ok(!after.observed.targets.paris.services.some((s: any) => s.name === 'pay'), 'pay left the lock');
     } finally {
       ws.remove();
     }

@@ -85,7 +85,7 @@ describe('sharded synth against real API servers', () => {
       assert.match(paris?.error ?? '', /cluster "paris"/);
       const lockDown = readLockFile(ws.lockFile);
       assert.deepEqual(lockDown.staleSince, { targets: { paris: '2025-03-01T10:00:00Z' } });
-      assert.deepEqual(JSON.parse(lockBefore).targets.paris, lockDown.targets.paris, 'paris kept from the lock');
+      assert.deepEqual(JSON.parse(lockBefore).observed.targets.paris, lockDown.targets.paris, 'paris kept from the lock');
       assert.deepEqual(readTree(ws.outDir), treeBefore, 'observe leaves dist/ alone');
 
       // WHEN only the rome shard is compiled

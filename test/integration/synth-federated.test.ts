@@ -65,8 +65,8 @@ describe('federated-mode synth against real API servers', () => {
       assert.deepEqual(want.spec, { ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }, { name: 'grpc', port: 9090, protocol: 'TCP', targetPort: 9090 }] });
       // AND the lock records london's own member and the selector it was listed with
       const lock = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
-      assert.equal(lock.sources.london.federatedSelector, 'mirror.linkerd.io/federated=member');
-      assert.deepEqual(lock.sources.london.federatedMembers.map((s: { namespace: string; name: string }) => `${s.namespace}/${s.name}`), ['fed/cart']);
+      assert.equal(lock.observed.sources.london.federatedSelector, 'mirror.linkerd.io/federated=member');
+      assert.deepEqual(lock.observed.sources.london.federatedMembers.map((s: { namespace: string; name: string }) => `${s.namespace}/${s.name}`), ['fed/cart']);
 
       // WHEN dist/london is applied server-side
       await fleet.kubectl('london', ['apply', '--server-side', '--field-manager=mirrorc', '-k', `${ws.outDir}/london`]);

@@ -167,7 +167,10 @@ describe('gateway-mode synth against real API servers', () => {
       assert.match(paris.error.message, /cluster "paris": list services .*permission denied: .*cannot list resource "services"/);
       assert.ok(ws.logs.some((l) => l.includes('WARNING') && l.includes('kept')), ws.logs.join('\n'));
       const after = ws.files();
-      const { staleSince, ...lockWithoutStaleSince } = JSON.parse(after.get('LOCK') ?? '{}');
+      // staleSince is the only change, in the observed section of the lock
+      const lockAfter = JSON.parse(after.get('LOCK') ?? '{}');
+      const { staleSince, ...observedWithoutStaleSince } = lockAfter.observed ?? {};
+      const lockWithoutStaleSince = { ...lockAfter, observed: observedWithoutStaleSince };
       assert.deepEqual(staleSince, { sources: { london: '2025-03-01T10:00:00Z' }, targets: { paris: '2025-03-01T10:00:00Z', rome: '2025-03-01T10:00:00Z' } });
       assert.deepEqual(lockWithoutStaleSince, JSON.parse(before.get('LOCK') ?? '{}'));
       after.delete('LOCK');

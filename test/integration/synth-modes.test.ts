@@ -117,7 +117,7 @@ describe('all modes mixed, and switching modes by label, against real API server
       const cartAfter = parse(readFileSync(ws.pathOf('london/shop/service-cart-federated.yaml'), 'utf8'));
       assert.equal(cartAfter.metadata.annotations['multicluster.linkerd.io/remote-discovery'], 'cart@paris');
       // AND kafka's pinned IPs are released from the lock
-      assert.equal(JSON.parse(readFileSync(ws.lockFile, 'utf8')).pinnedServiceIPs, undefined);
+      assert.equal(JSON.parse(readFileSync(ws.lockFile, 'utf8')).compiled.pinnedServiceIPs, undefined);
       // AND the switched output applies to the source without drift
       await applyWithoutDrift(fleet, ws, 'london');
     } finally {

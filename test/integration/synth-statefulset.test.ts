@@ -53,7 +53,7 @@ describe('StatefulSet (headless) mirroring against real API servers', () => {
       const first = await ws2.synth();
       assert.equal(first.exitCode, ExitCode.OK, ws2.logs.join('\n'));
       // THEN the lock pins one IP per pod, none of them london's live kubernetes Service IP (10.96.0.1)
-      const pinned = JSON.parse(readFileSync(ws2.lockFile, 'utf8')).pinnedServiceIPs.london as Record<string, string>;
+      const pinned = JSON.parse(readFileSync(ws2.lockFile, 'utf8')).compiled.pinnedServiceIPs.london as Record<string, string>;
       assert.deepEqual(Object.keys(pinned).sort(), ['data/kafka-0-paris', 'data/kafka-0-rome', 'data/kafka-1-paris', 'data/kafka-1-rome', 'data/kafka-2-paris']);
       assert.ok(!Object.values(pinned).includes('10.96.0.1'), JSON.stringify(pinned));
       // AND server-side applying dist/london is accepted, reads back unchanged, and re-applies as a no-op
@@ -80,7 +80,7 @@ describe('StatefulSet (headless) mirroring against real API servers', () => {
       assert.ok(unitFree(changes.added).includes('data/endpointslice-kafka-global-madrid.yaml'));
       for (const [path, text] of before) if (path !== 'LOCK' && !path.endsWith('kustomization.yaml')) assert.equal(ws3.files().get(path), text, path);
       // AND the earlier pins are kept, and the source accepts the grown output without drift
-      const grown = JSON.parse(readFileSync(ws3.lockFile, 'utf8')).pinnedServiceIPs.london as Record<string, string>;
+      const grown = JSON.parse(readFileSync(ws3.lockFile, 'utf8')).compiled.pinnedServiceIPs.london as Record<string, string>;
       for (const [key, ip] of Object.entries(pinned)) assert.equal(grown[key], ip, key);
       await applyWithoutDrift(fleet, ws3, 'london');
     } finally {
@@ -95,7 +95,7 @@ describe('StatefulSet (headless) mirroring against real API servers', () => {
       // GIVEN zk (1 pod) in paris, synthesised once: zk-0-paris is pinned but not yet synced to london
       await applyStatefulService(fleet, 'paris', 'clash', 'zk', 1, { app: 'zk', ...EXPORTED }, 2181);
       assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
-      const ip = JSON.parse(readFileSync(ws.lockFile, 'utf8')).pinnedServiceIPs.london['clash/zk-0-paris'] as string;
+      const ip = JSON.parse(readFileSync(ws.lockFile, 'utf8')).compiled.pinnedServiceIPs.london['clash/zk-0-paris'] as string;
       // AND someone creates a Service in london with exactly that ClusterIP
       await applyService(fleet, 'london', 'clash', 'squatter', { app: 'squatter' }, { spec: { clusterIP: ip } });
       const before = ws.files();

@@ -67,8 +67,8 @@ describe('shared trust-anchor check against real API servers', () => {
       assert.match(warning, /"london" and "rome" share no Linkerd trust root.*"london" trusts "CN=root-a\.linkerd\.cluster\.local" \(SHA-256 .*, expires \d{4}-\d{2}-\d{2}\); "rome" trusts "CN=root-b\.linkerd\.cluster\.local"/);
       // AND the lock holds fingerprints, subjects and expiry only: no certificate content
       const lock = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
-      assert.deepEqual(lock.targets.paris.trustRoots.map((r: { subject: string }) => r.subject).sort(), ['CN=root-a.linkerd.cluster.local', 'CN=root-b.linkerd.cluster.local']);
-      assert.deepEqual(Object.keys(lock.sources.london.trustRoots[0]).sort(), ['fingerprint', 'notAfter', 'subject']);
+      assert.deepEqual(lock.observed.targets.paris.trustRoots.map((r: { subject: string }) => r.subject).sort(), ['CN=root-a.linkerd.cluster.local', 'CN=root-b.linkerd.cluster.local']);
+      assert.deepEqual(Object.keys(lock.observed.sources.london.trustRoots[0]).sort(), ['fingerprint', 'notAfter', 'subject']);
       assert.ok(!readFileSync(ws.lockFile, 'utf8').includes('BEGIN CERTIFICATE'));
       assert.ok(![...ws.files().values()].some((text) => text.includes(ROOT_A.split('\n')[1]!)), 'certificate content in dist/');
 
@@ -111,7 +111,7 @@ describe('shared trust-anchor check against real API servers', () => {
       assert.ok(ws.paths('london').includes('shop/service-orders-paris.yaml'));
       assert.ok(ws.paths('london').includes('shop/service-billing-rome.yaml'));
       assert.ok(result.warnings.some((w) => w.startsWith('cluster "paris": ConfigMap linkerd/linkerd-identity-trust-roots does not exist, so the trust-anchor check of this cluster\'s links is skipped')), result.warnings.join('\n'));
-      assert.equal(JSON.parse(readFileSync(ws.lockFile, 'utf8')).targets.paris.trustRoots, undefined);
+      assert.equal(JSON.parse(readFileSync(ws.lockFile, 'utf8')).observed.targets.paris.trustRoots, undefined);
     } finally {
       ws.remove();
     }

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FileTree } from '../../src/emit/render-files.js';
 import { holdBackRemovingTargets } from '../../src/guard/hold-back-targets.js';
+import type { UnitRecords } from '../../src/state/lock-document.js';
+import { treeUnitRecords } from '../../src/state/adopt-dist.js';
 import type { FleetSnapshot, TargetSnapshot } from '../../src/snapshot/snapshot.js';
 
 const mirror = (target: string): string =>
@@ -20,20 +22,20 @@ const target = (n: number, tag = ''): TargetSnapshot => ({
 const fleet = (targets: Record<string, TargetSnapshot>): FleetSnapshot => ({ format: 1, targets, sources: {} }) as FleetSnapshot;
 
 /** The toy compile; `linked` lists the targets that still have a link. */
-const compiler = (linked: readonly string[]) => (snapshot: FleetSnapshot): { tree: FileTree; warnings: string[] } => {
+const compiler = (linked: readonly string[]) => (snapshot: FleetSnapshot): { tree: FileTree; units: UnitRecords; warnings: string[] } => {
   const tree: FileTree = new Map();
   for (const [t, s] of Object.entries(snapshot.targets)) {
     if (!linked.includes(t)) continue;
     s.services.forEach((svc) => tree.set(`london/default/service-${svc.name}-${t}.yaml`, mirror(t)));
   }
-  return { tree, warnings: Object.entries(snapshot.targets).filter(([, s]) => s.services.length === 1).map(([t]) => `cluster "${t}" has one service`) };
+  return { tree, units: treeUnitRecords(tree), warnings: Object.entries(snapshot.targets).filter(([, s]) => s.services.length === 1).map(([t]) => `cluster "${t}" has one service`) };
 };
 
 test('GIVEN paris would lose all 3 of its mirrors by its own new observation WHEN held back THEN paris keeps its last observation, rome\'s change goes through, no removal remains', () => {
   const previous = fleet({ paris: target(3), rome: target(2) });
   const observed = fleet({ paris: target(0, 'new'), rome: target(4) });
   const compile = compiler(['paris', 'rome']);
-  const before = compile(previous).tree;
+  const before = compile(previous).units;
   const outcome = holdBackRemovingTargets({ previous, snapshot: observed, before, compiled: compile(observed), compile });
   assert.deepEqual(outcome.held, ['paris']);
   assert.deepEqual(outcome.removals, []);
@@ -46,7 +48,7 @@ test('GIVEN paris would lose all 3 of its mirrors by its own new observation WHE
 test('GIVEN a removal that putting back the targets does not undo (the link to paris was removed from the fleet) THEN nothing is held back and the removal remains', () => {
   const previous = fleet({ paris: target(3), rome: target(2) });
   const observed = fleet({ paris: target(3, 'changed'), rome: target(2) });
-  const before = compiler(['paris', 'rome'])(previous).tree;
+  const before = compiler(['paris', 'rome'])(previous).units;
   const compile = compiler(['rome']);
   const outcome = holdBackRemovingTargets({ previous, snapshot: observed, before, compiled: compile(observed), compile });
   assert.deepEqual(outcome.held, []);
@@ -59,7 +61,7 @@ test('GIVEN two targets whose removals together exceed the share rule, each alon
   const previous = fleet({ paris: target(10), rome: target(10) });
   const observed = fleet({ paris: target(7, 'new'), rome: target(7, 'new') });
   const compile = compiler(['paris', 'rome']);
-  const before = compile(previous).tree;
+  const before = compile(previous).units;
   const outcome = holdBackRemovingTargets({ previous, snapshot: observed, before, compiled: compile(observed), compile });
   assert.deepEqual(outcome.removals, []);
   assert.deepEqual(outcome.held, ['rome']);
@@ -71,7 +73,7 @@ test('GIVEN a target never observed before (no last observation to hold back to)
   const previous = fleet({ rome: target(2) });
   const observed = fleet({ paris: target(0), rome: target(2) });
   const compile = compiler(['paris', 'rome']);
-  const before: FileTree = new Map([...compile(previous).tree, ...['a', 'b'].map((n) => [`london/default/service-${n}-paris.yaml`, mirror('paris')] as const)]);
+  const before = treeUnitRecords(new Map([...compile(previous).tree, ...['a', 'b'].map((n) => [`london/default/service-${n}-paris.yaml`, mirror('paris')] as const)]));
   const outcome = holdBackRemovingTargets({ previous, snapshot: observed, before, compiled: compile(observed), compile });
   assert.deepEqual(outcome.held, []);
   assert.equal(outcome.removals.length, 1);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LockFileError, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
+import { LockFileError, readLock, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../../src/snapshot/snapshot.js';
 
 let dir: string;
@@ -94,18 +94,18 @@ describe('readLockFile', () => {
 
   test('another format number is a LockFileError stating both formats', () => {
     // GIVEN a lock written by a newer version
-    const file = lockWith('future.lock.json', JSON.stringify({ format: 2, targets: {}, sources: {} }));
+    const file = lockWith('future.lock.json', JSON.stringify({ format: 3, observed: { targets: {}, sources: {} }, compiled: { units: {} } }));
     // WHEN read
     const error = lockError(file);
     // THEN the message names the file, the found and the supported format, and what to do
     assert.ok(error.message.includes(file), error.message);
-    assert.match(error.message, /has format 2, but this version reads format 1/);
+    assert.match(error.message, /has format 3, but this version reads formats 1 and 2/);
     assert.match(error.message, /restore it from git, or delete it/);
   });
 
   test('a format given as a string is not accepted', () => {
     const file = lockWith('string-format.lock.json', JSON.stringify({ format: '1', targets: {}, sources: {} }));
-    assert.match(lockError(file).message, /has format "1", but this version reads format 1/);
+    assert.match(lockError(file).message, /has format "1", but this version reads formats 1 and 2/);
   });
 
   test('JSON that is not an object is a LockFileError', () => {
@@ -113,7 +113,7 @@ describe('readLockFile', () => {
       const file = lockWith(`${name}.lock.json`, text);
       const error = lockError(file);
       assert.ok(error.message.includes(file), error.message);
-      assert.match(error.message, /but this version reads format 1/);
+      assert.match(error.message, /but this version reads formats 1 and 2/);
     }
   });
 
@@ -138,6 +138,19 @@ describe('readLockFile', () => {
     assert.ok(error.message.includes(file));
   });
 
+  test('a format 1 lock (the bare snapshot) is read as its snapshot: migrated on the next write', () => {
+    const snapshot = sampleSnapshot();
+    const file = lockWith('format-1.lock.json', JSON.stringify(snapshot));
+    assert.deepEqual(readLockFile(file), snapshot);
+    assert.equal(readLock(file).units, undefined);
+  });
+
+  test('a format 2 lock with a unit record that is not one is a LockFileError naming the path', () => {
+    const text = renderLockFile(sampleSnapshot(), { east: { 'from-west': { inputs: 'nothex', files: { count: 1, bytes: 2, digest: 'a'.repeat(64) } } } });
+    const error = lockError(lockWith('bad-unit.lock.json', text));
+    assert.match(error.message, /\$\.compiled\.units\.east\.from-west\.inputs: is not a SHA-256 digest/);
+  });
+
   test('a valid lock is returned as written', () => {
     const snapshot = sampleSnapshot();
     const file = lockWith('valid.lock.json', JSON.stringify(snapshot));
@@ -152,72 +165,77 @@ describe('renderLockFile', () => {
 
     // THEN the text is exactly the canonical form
     const expected = `{
-  "format": 1,
-  "sources": {
-    "east": {
-      "foreignServices": [
-        {
-          "name": "web-west",
-          "namespace": "shop"
-        }
-      ],
-      "namespaces": [
-        "shop",
-        "default"
-      ]
-    }
+  "compiled": {
+    "units": {}
   },
-  "targets": {
-    "east": {
-      "missingExplicitExports": [
-        "ns/gone"
-      ],
-      "selectors": [],
-      "services": []
-    },
-    "west": {
-      "gateway": {
-        "addresses": [
-          "203.0.113.2",
-          "203.0.113.10"
+  "format": 2,
+  "observed": {
+    "sources": {
+      "east": {
+        "foreignServices": [
+          {
+            "name": "web-west",
+            "namespace": "shop"
+          }
         ],
-        "identity": "gw.id",
-        "port": 4143
+        "namespaces": [
+          "shop",
+          "default"
+        ]
+      }
+    },
+    "targets": {
+      "east": {
+        "missingExplicitExports": [
+          "ns/gone"
+        ],
+        "selectors": [],
+        "services": []
       },
-      "missingExplicitExports": [],
-      "selectors": [
-        "mirror.linkerd.io/exported=true"
-      ],
-      "services": [
-        {
-          "annotations": {
-            "config.linkerd.io/opaque-ports": "5432"
-          },
-          "headless": false,
-          "labels": {
-            "Upper": "x",
-            "app": "web",
-            "zeta": "1"
-          },
-          "name": "web",
-          "namespace": "shop",
-          "ports": [
-            {
-              "name": "http",
-              "port": 80,
-              "protocol": "TCP",
-              "targetPort": "http"
-            },
-            {
-              "name": "admin",
-              "port": 9000,
-              "protocol": "TCP",
-              "targetPort": 9000
-            }
+      "west": {
+        "gateway": {
+          "addresses": [
+            "203.0.113.2",
+            "203.0.113.10"
           ],
-          "type": "ClusterIP"
-        }
-      ]
+          "identity": "gw.id",
+          "port": 4143
+        },
+        "missingExplicitExports": [],
+        "selectors": [
+          "mirror.linkerd.io/exported=true"
+        ],
+        "services": [
+          {
+            "annotations": {
+              "config.linkerd.io/opaque-ports": "5432"
+            },
+            "headless": false,
+            "labels": {
+              "Upper": "x",
+              "app": "web",
+              "zeta": "1"
+            },
+            "name": "web",
+            "namespace": "shop",
+            "ports": [
+              {
+                "name": "http",
+                "port": 80,
+                "protocol": "TCP",
+                "targetPort": "http"
+              },
+              {
+                "name": "admin",
+                "port": 9000,
+                "protocol": "TCP",
+                "targetPort": 9000
+              }
+            ],
+            "type": "ClusterIP"
+          }
+        ]
+      }
     }
   }
 }
@@ -240,7 +258,7 @@ describe('renderLockFile', () => {
   });
 
   test('the empty snapshot renders as a small canonical file', () => {
-    assert.equal(renderLockFile(emptySnapshot()), '{\n  "format": 1,\n  "sources": {},\n  "targets": {}\n}\n');
+    assert.equal(renderLockFile(emptySnapshot()), '{\n  "compiled": {\n    "units": {}\n  },\n  "format": 2,\n  "observed": {\n    "sources": {},\n    "targets": {}\n  }\n}\n');
   });
 
   test('round-trips through readLockFile, and re-rendering is stable', () => {

@@ -81,7 +81,7 @@ test('GIVEN a target annotation that changes to a URL with credentials WHEN plan
   try {
     const lockPath = join(dir, 'fleet.lock.json');
     const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
-    const payments = lock.targets.east.services.find((s: { name: string }) => s.name === 'payments');
+    const payments = lock.observed.targets.east.services.find((s: { name: string }) => s.name === 'payments');
     payments.annotations = { ...payments.annotations, 'docs.example.com/runbook': 'https://ops:hunter2@wiki.example.com/payments' };
     writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
     const result = await run({ mode: 'plan', verbosity: 'verbose' });

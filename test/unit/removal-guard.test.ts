@@ -2,7 +2,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FileTree } from '../../src/emit/render-files.js';
-import { largeRemovalMessage, largeRemovals, mirrorTargetOf } from '../../src/guard/removal-guard.js';
+import { largeRemovalMessage, largeRemovals as recordRemovals } from '../../src/guard/removal-guard.js';
+import { mirrorTargetOf, treeUnitRecords } from '../../src/state/adopt-dist.js';
+
+/** The guard on the unit records of two output trees (as a migration adopts them). */
+const largeRemovals = (before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>) => recordRemovals(treeUnitRecords(before), treeUnitRecords(after));
 import { holdBackSuspectTargets } from '../../src/guard/suspect-targets.js';
 import type { FleetSnapshot, ObservedService, TargetSnapshot } from '../../src/snapshot/snapshot.js';
 

@@ -1,0 +1,79 @@
+/**
+ * The file-system side of an incremental run: the integrity check of a unit folder (its file names
+ * and sizes against the lock's record, no file read), and reading only the folders a run replaces.
+ * Callers hold the run lock and have completed any interrupted write first.
+ */
+import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FileTree } from '../emit/render-files.js';
+import { readTree } from '../emit/read-tree.js';
+import type { UnitFiles } from './lock-document.js';
+import { filesRecord } from './unit-inventory.js';
+
+/** Whether `dir` holds exactly the files `files` records (names and sizes; a link, a missing or an extra file fails). */
+export function folderMatches(dir: string, files: UnitFiles): boolean {
+  const sizes: [string, number][] = [];
+  const walk = (rel: string): boolean => {
+    let entries;
+    try {
+      entries = readdirSync(rel === '' ? dir : join(dir, rel), { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const entry of entries) {
+      const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!walk(relPath)) return false;
+      } else if (entry.isFile()) {
+        sizes.push([relPath, lstatSync(join(dir, relPath)).size]);
+        if (sizes.length > files.count) return false;
+      } else return false;
+    }
+    return true;
+  };
+  if (!walk('')) return false;
+  if (sizes.length !== files.count) return false;
+  const found = filesRecord(sizes);
+  return found.bytes === files.bytes && found.digest === files.digest;
+}
+
+/** The integrity check of the unit folders of `outDir`. */
+export function unitFolderCheck(outDir: string): (cluster: string, unit: string, files: UnitFiles) => boolean {
+  return (cluster, unit, files) => folderMatches(join(outDir, cluster, unit), files);
+}
+
+/**
+ * The files of `outDir` that a run replaces or removes (the `before` of its transaction), read from
+ * disk: within each cluster of `clusters`, its kustomization.yaml, every rendered unit folder, and
+ * every entry that is no unit the run keeps (a removed unit, a stray file); every top-level entry
+ * that is none of `clusters` when `allTopLevel` (a full run owns the whole folder; a shard does not).
+ * Kept units are not read at all.
+ */
+export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>, keptUnits: ReadonlySet<string>, allTopLevel: boolean): FileTree {
+  const out: FileTree = new Map();
+  let top: string[];
+  try {
+    top = readdirSync(outDir);
+  } catch {
+    return out;
+  }
+  const add = (rel: string): void => {
+    const abs = join(outDir, rel);
+    if (statSync(abs).isDirectory()) for (const [p, text] of readTree(abs)) out.set(`${rel}/${p}`, text);
+    else out.set(rel, readFileSync(abs, 'utf8'));
+  };
+  for (const entry of top) {
+    if (!clusters.has(entry)) {
+      if (allTopLevel) add(entry);
+      continue;
+    }
+    if (!lstatSync(join(outDir, entry)).isDirectory()) {
+      add(entry);
+      continue;
+    }
+    for (const inner of readdirSync(join(outDir, entry))) {
+      if (!keptUnits.has(`${entry}/${inner}`)) add(`${entry}/${inner}`);
+    }
+  }
+  return out;
+}
