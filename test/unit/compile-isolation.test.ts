@@ -1,7 +1,7 @@
 /**
  * Isolation (src/compile/compile-fleet.ts isolateNames, pinned IPs): a problem of one service's
  * mirror skips that mirror only, with a warning; --strict makes it a fleet-wide error. In a clash,
- * the mirror that exists in the current output keeps its name (src/emit/previous-owners.ts).
+ * the mirror that exists in the current output keeps its name (the lock's unit records, src/state/unit-records.ts; an older dist/ is adopted by src/state/adopt-dist.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import YAML from 'yaml';
 import { CompileError } from '../../src/compile/diagnostics.js';
-import { mirrorOrigin, previousOwnerLookup } from '../../src/emit/previous-owners.js';
+import { mirrorOrigin } from '../../src/state/unit-inventory.js';
+import { treeUnitRecords } from '../../src/state/adopt-dist.js';
+import { recordOwnerLookup } from '../../src/state/unit-records.js';
+
+/** The owners an older dist/ tree gives once adopted into unit records (the migration path). */
+const previousOwnerLookup = (tree: ReadonlyMap<string, string>) => recordOwnerLookup(treeUnitRecords(tree));
 import { objectPath } from '../../src/emit/render-files.js';
 import { readTree } from '../../src/emit/write-output.js';
 import { Cluster, Link } from '../../src/model/index.js';
@@ -133,7 +138,7 @@ describe('one service never freezes the fleet', () => {
   });
 });
 
-describe('previous owners read from dist/', () => {
+describe('previous owners adopted from an older dist/', () => {
   test('GIVEN a dist/ tree with gateway, per-pod and other objects WHEN read THEN each mirror Service maps to its origin', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mirrorc-owners-'));
     try {
