@@ -4,13 +4,14 @@
  * `clusters/fleet.lock.json` a live observation of such clusters would write (canonical JSON). The
  * lock is streamed one cluster at a time, so 20 × 500 never holds the whole fleet in memory.
  */
+import { LOCK_FORMAT } from '../src/state/lock-document.js';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FEDERATED_LABEL, FEDERATED_MEMBER_VALUE } from '../src/contract/linkerd.js';
 import { selectorToQuery } from '../src/model/label-selector.js';
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from '../src/model/link.js';
-import { SNAPSHOT_FORMAT, type SourceSnapshot, type TargetSnapshot } from '../src/snapshot/snapshot.js';
+import { type SourceSnapshot, type TargetSnapshot } from '../src/snapshot/snapshot.js';
 import { canonicalJson } from '../src/util/canonical-json.js';
 import { sortedUnique } from '../src/util/order.js';
 import { APP_NAMESPACES, COST_CENTER_LABEL, SYSTEM_NAMESPACES } from './sample-metadata.js';
@@ -124,24 +125,25 @@ export function writeGeneratedRepo(dir: string, shape: FleetShape): GeneratedRep
 }
 
 /**
- * The lock's canonical text, written section by section: top-level keys in sorted order
- * (`format`, `sources`, `targets`), each cluster rendered by canonicalJson and indented in place.
+ * The lock's canonical text (format 2, docs/lock-and-state.md), written section by section: keys in
+ * sorted order (`compiled` with no units yet, `format`, `observed` with `sources` and `targets`),
+ * each cluster rendered by canonicalJson and indented in place.
  */
 function writeLockStreaming(path: string, names: readonly string[], shape: FleetShape): void {
   const fd = openSync(path, 'w');
   try {
     const section = (key: string, render: (cluster: number) => unknown, last: boolean): void => {
-      writeSync(fd, `  ${JSON.stringify(key)}: {\n`);
+      writeSync(fd, `    ${JSON.stringify(key)}: {\n`);
       names.forEach((name, i) => {
-        const body = canonicalJson(render(i)).trimEnd().replace(/\n/g, '\n    ');
-        writeSync(fd, `    ${JSON.stringify(name)}: ${body}${i === names.length - 1 ? '' : ','}\n`);
+        const body = canonicalJson(render(i)).trimEnd().replace(/\n/g, '\n      ');
+        writeSync(fd, `      ${JSON.stringify(name)}: ${body}${i === names.length - 1 ? '' : ','}\n`);
       });
-      writeSync(fd, `  }${last ? '' : ','}\n`);
+      writeSync(fd, `    }${last ? '' : ','}\n`);
     };
-    writeSync(fd, `{\n  "format": ${SNAPSHOT_FORMAT},\n`);
+    writeSync(fd, `{\n  "compiled": {\n    "units": {}\n  },\n  "format": ${LOCK_FORMAT},\n  "observed": {\n`);
     section('sources', (i) => sourceSnapshot(shape, i), false);
     section('targets', (i) => targetSnapshot(shape, i), true);
-    writeSync(fd, '}\n');
+    writeSync(fd, '  }\n}\n');
   } finally {
     closeSync(fd);
   }

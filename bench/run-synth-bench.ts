@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { readLockFile, renderLockFile } from '../src/observe/lock-file.js';
+import { readLock, renderLockFile } from '../src/observe/lock-file.js';
 import type { FleetSnapshot, ObservedService } from '../src/snapshot/snapshot.js';
 import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
@@ -104,7 +104,8 @@ function logTail(logFile: string, lines = 8): string {
  * Returns what was changed, for the report.
  */
 export function changeOneService(lockFile: string): string {
-  const lock = readLockFile(lockFile);
+  // The unit records stay: the run after this change is an incremental one, as in CI.
+  const { snapshot: lock, units } = readLock(lockFile);
   const isGatewayMirror = (s: ObservedService): boolean => s.labels[EXPORTED_LABEL] === EXPORTED_GATEWAY_VALUE && !s.headless && s.ports.length > 0;
   const found = Object.entries(lock.targets).find(([, t]) => t.services.some(isGatewayMirror));
   if (!found) throw new Error(`${lockFile} has no gateway-mode service to change`);
@@ -115,7 +116,7 @@ export function changeOneService(lockFile: string): string {
   const changed: ObservedService = { ...svc, ports: [{ ...first!, port: first!.port + 1 }, ...rest] };
   const services = target.services.map((s, i) => (i === index ? changed : s));
   const next: FleetSnapshot = { ...lock, targets: { ...lock.targets, [targetName]: { ...target, services } } };
-  writeFileAtomically(lockFile, renderLockFile(next));
+  writeFileAtomically(lockFile, renderLockFile(next, units));
   return `${targetName} ${svc.namespace}/${svc.name} port ${first!.port} → ${first!.port + 1}`;
 }
 
