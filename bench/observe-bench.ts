@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildFleet } from '../src/cli/load-fleet.js';
+import { buildFleet } from '../src/load/load-fleet.js';
 import { SERVICE_NAME_LABEL } from '../src/contract/kubernetes.js';
 import { Cluster, Link } from '../src/index.js';
 import { observationRules } from '../src/observe/observation-rbac.js';

@@ -23,7 +23,7 @@ export interface SynthChildResult {
   readonly startupMs: number;
   /** runSynth from call to return, ms. */
   readonly synthMs: number;
-  /** Time of each synth stage (see src/cli/stage-timer.ts), ms. */
+  /** Time of each synth stage (see src/pipeline/stage-timer.ts), ms. */
   readonly stages: Readonly<Record<string, number>>;
   /** User + system CPU of the whole process (every thread), ms. */
   readonly cpuMs: number;

@@ -8,7 +8,7 @@
 export * from './model/index.js';
 // The entry: the files of one synth, byte for byte those the CLI writes.
 export { synthFleet, type SynthFleetProps, type FleetFiles } from './pipeline/synth-fleet.js';
-export type { FleetDefinition } from './cli/load-fleet.js';
+export type { FleetDefinition } from './load/load-fleet.js';
 // The lock: read, render, and its types.
 export { readLockFile, renderLockFile, LockFileError } from './observe/lock-file.js';
 export { emptySnapshot, SNAPSHOT_FORMAT } from './snapshot/snapshot.js';

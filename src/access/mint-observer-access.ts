@@ -16,18 +16,20 @@ import { ReaderRbacChart } from '../delivery/reader-rbac-chart.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { redact } from '../util/redact.js';
 import { observerKubeconfigYaml, type MintedCluster } from './observer-kubeconfig.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { MirrorcError, type ExitCodeValue } from '../errors/mirrorc-error.js';
 
 /** Why access could not be minted; `exitCode` is what the CLI exits with. */
-export class AccessError extends Error {
-  constructor(message: string, public readonly exitCode: number) {
+export class AccessError extends MirrorcError {
+  constructor(message: string, public readonly exitCode: ExitCodeValue) {
     super(redact(message));
     this.name = 'AccessError';
   }
 }
 
-/** Exit codes used here (the CLI's: 2 invalid input, 4 a cluster could not be reached or refused). */
-const INVALID_INPUT = 2;
-const CLUSTER_FAILED = 4;
+/** Exit codes used here: invalid input, or a cluster could not be reached or refused (the code of a stale cluster). */
+const INVALID_INPUT = ExitCode.INVALID_INPUT;
+const CLUSTER_FAILED = ExitCode.STALE;
 
 /** Options of {@link mintObserverAccess}. */
 export interface MintAccessOptions {

@@ -1,11 +1,11 @@
 /** `mirrorc access`: the command-line shell of {@link mintObserverAccess}. */
 import { parseArgs } from 'node:util';
-import { AccessError, mintObserverAccess } from '../access/mint-observer-access.js';
-import { FleetDefinitionError } from '../model/fleet.js';
+import { mintObserverAccess } from '../access/mint-observer-access.js';
 import { parseDuration } from '../util/duration.js';
 import { commandLineFailure } from './command-line-failure.js';
-import { ExitCode } from './exit-codes.js';
-import { buildFleet, FleetLoadError, importFleetDefinition } from './load-fleet.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { buildFleet, importFleetDefinition } from '../load/load-fleet.js';
+import { MirrorcError } from '../errors/mirrorc-error.js';
 
 export const ACCESS_USAGE = `usage: mirrorc access --kubeconfig-out <file> [--cluster <name>]... [--duration <dur>] [--kubeconfig <admin>] [--fleet <file>]
 
@@ -66,8 +66,7 @@ export async function runAccess(argv: readonly string[], args: readonly string[]
     process.stderr.write(`wrote ${result.outFile} (mode 0600): contexts ${result.clusters.map((c) => c.context).join(', ')}; use it with: mirrorc synth --kubeconfig ${result.outFile}\n`);
     return ExitCode.OK;
   } catch (e) {
-    if (e instanceof AccessError) return commandLineFailure(argv, e.exitCode, e.message);
-    if (e instanceof FleetDefinitionError || e instanceof FleetLoadError) return commandLineFailure(argv, ExitCode.INVALID_INPUT, e.message);
+    if (e instanceof MirrorcError) return commandLineFailure(argv, e.exitCode, e.message);
     throw e;
   }
 }

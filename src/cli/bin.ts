@@ -4,7 +4,7 @@
  * its imports use APIs older Node.js versions lack, which would fail with a stack), so it is written
  * in syntax and APIs that Node.js 12 and later understand; an older Node.js gets one line and exit 2.
  */
-import { ExitCode } from './exit-codes.js';
+import { ExitCode } from '../errors/exit-codes.js';
 
 /** The oldest Node.js mirrorc runs on (package.json "engines" says the same). */
 const MINIMUM = [20, 19];

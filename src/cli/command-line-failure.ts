@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { redact } from '../util/redact.js';
 import { COMMANDS, CLI_OPTIONS } from './options.js';
-import { buildRunReport, writeReportOrLog, type ReportCommand } from './report.js';
+import { buildRunReport, writeReportOrLog, type ReportCommand } from '../report/report.js';
 
 const stderrLog = { always: (line: string): void => void process.stderr.write(`${redact(line)}\n`) };
 

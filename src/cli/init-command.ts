@@ -1,9 +1,10 @@
 /** `mirrorc init [dir]`: the command-line shell of {@link initFleetRepo}. */
 import { commandLineFailure } from './command-line-failure.js';
-import { ExitCode } from './exit-codes.js';
-import { InitError, initFleetRepo } from '../init/init-fleet-repo.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { initFleetRepo } from '../init/init-fleet-repo.js';
 import { FLEET_FILE } from '../init/scaffold-files.js';
 import { USAGE } from './options.js';
+import { MirrorcError } from '../errors/mirrorc-error.js';
 
 /** Scaffolds the folder `args[0]` (default `.`), printing what was created and kept and what to do next. */
 export function runInit(argv: readonly string[], args: readonly string[]): number {
@@ -13,7 +14,7 @@ export function runInit(argv: readonly string[], args: readonly string[]): numbe
   try {
     result = initFleetRepo(dir);
   } catch (e) {
-    if (e instanceof InitError) return commandLineFailure(argv, ExitCode.INVALID_INPUT, e.message);
+    if (e instanceof MirrorcError) return commandLineFailure(argv, e.exitCode, e.message);
     throw e;
   }
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);

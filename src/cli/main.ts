@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commandLineFailure } from './command-line-failure.js';
 import { compiledBuildProblem } from './compiled-build.js';
-import { ExitCode } from './exit-codes.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
 import { commandHelp, HELP_COMMANDS } from './command-help.js';
 import { didYouMean } from './did-you-mean.js';

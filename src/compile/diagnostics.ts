@@ -1,4 +1,6 @@
 /** Findings of a compile: errors stop the run before anything is written, warnings are reported. */
+import { ExitCode } from '../errors/exit-codes.js';
+import { MirrorcError } from '../errors/mirrorc-error.js';
 
 /** Collected findings; each message names the cluster, the service and what to do. */
 export class Diagnostics {
@@ -31,7 +33,8 @@ export class Diagnostics {
 }
 
 /** Compile found errors; nothing was written. */
-export class CompileError extends Error {
+export class CompileError extends MirrorcError {
+  readonly exitCode = ExitCode.COMPILE_ERROR;
   constructor(public readonly problems: readonly string[]) {
     super(`compile found ${problems.length} error${problems.length === 1 ? '' : 's'}; nothing was written:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'CompileError';

@@ -10,9 +10,10 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { shownPath } from './write-failure.js';
+import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 /** A transaction folder whose journal or staged-file list names a path it must not touch (exit code 2: bad input in the repository). */
-export class UnsafeJournalError extends Error {
+export class UnsafeJournalError extends InvalidInputError {
   constructor(
     /** The transaction folder. */
     public readonly txn: string,

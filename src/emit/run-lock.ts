@@ -14,6 +14,8 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { writeFileAtomically } from './durable-fs.js';
 import { faultPoint } from './fault-injection.js';
 import { shownPath } from './write-failure.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { MirrorcError } from '../errors/mirrorc-error.js';
 
 /** Who holds a run lock. */
 export interface RunLockHolder {
@@ -45,7 +47,8 @@ export interface RunLockProps {
 }
 
 /** The run lock is held by another run (and was not released in time). */
-export class RunLockBusyError extends Error {
+export class RunLockBusyError extends MirrorcError {
+  readonly exitCode = ExitCode.BUSY;
   constructor(public readonly dir: string, public readonly holder: RunLockHolder | undefined, waitSeconds: number) {
     super(`${shownPath(dir)}/ is being written by another mirrorc run (${describeHolder(holder)}); ` +
       (waitSeconds > 0 ? `it did not finish within ${waitSeconds} s (--wait). ` : 'not waiting (--wait 0). ') +

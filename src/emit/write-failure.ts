@@ -1,5 +1,7 @@
 /** A file-system error of the write path, in plain words (exit code 8). */
 import { isAbsolute, relative } from 'node:path';
+import { ExitCode } from '../errors/exit-codes.js';
+import { MirrorcError } from '../errors/mirrorc-error.js';
 
 /** What each error code means for the person running synth. */
 const MEANINGS: Readonly<Record<string, string>> = {
@@ -21,7 +23,8 @@ const MEANINGS: Readonly<Record<string, string>> = {
 };
 
 /** The file system refused a write; `message` names the path, the cause and the state left behind. */
-export class WriteFailedError extends Error {
+export class WriteFailedError extends MirrorcError {
+  readonly exitCode = ExitCode.WRITE_FAILED;
   constructor(
     /** The path that could not be written. */
     public readonly path: string,

@@ -9,6 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { renderLockFile } from '../observe/lock-file.js';
 import { emptySnapshot } from '../snapshot/snapshot.js';
 import { CDK8S_YAML, FLEET_FILE, FLEET_SCRIPTS, FLEET_TS, GITIGNORE, LOCK_FILE, newPackageJson, PUBLISH_SCRIPT_FILE, README_MD, WORKFLOW_FILE } from './scaffold-files.js';
+import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 /** mirrorc's own package.json (two folders up from `src/init/` and from `lib/init/`). */
 const OWN_PACKAGE_JSON = new URL('../../package.json', import.meta.url);
@@ -18,7 +19,7 @@ const WORKFLOW_EXAMPLE = new URL('../../examples/github-actions/mirrorc.yml', im
 const PUBLISH_SCRIPT_EXAMPLE = new URL('../../examples/github-actions/mirrorc-publish.sh', import.meta.url);
 
 /** The target folder cannot be scaffolded. */
-export class InitError extends Error {
+export class InitError extends InvalidInputError {
   constructor(message: string) {
     super(message);
     this.name = 'InitError';

@@ -7,11 +7,12 @@ import { deliveryProblems, GitOpsDelivery } from './gitops-delivery.js';
 import { Link } from './link.js';
 import { StalenessLimit, stalenessLimitProblems, stalenessLimitSpec } from './staleness-limit.js';
 import { fleetProblems } from './validate-fleet.js';
+import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 const FLEET_BRAND = Symbol.for('mirrorc.Fleet');
 
 /** The fleet definition is wrong; `problems` lists every mistake found, each naming its construct. */
-export class FleetDefinitionError extends Error {
+export class FleetDefinitionError extends InvalidInputError {
   constructor(public readonly problems: readonly string[]) {
     super(`the fleet definition has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'FleetDefinitionError';

@@ -7,9 +7,10 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
 import { LOCK_FORMAT, lockDocumentSchema, type LockDocument, type UnitRecords } from '../state/lock-document.js';
+import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
-export class LockFileError extends Error {
+export class LockFileError extends InvalidInputError {
   /**
    * @param reason what is wrong, completing "lock file <path> ..."
    * @param problems one line per problem (`$.json.path: what is wrong`), listed after the advice

@@ -1,125 +1,29 @@
 /**
- * The synth job: model → observe → compile → emit. Used by the CLI and by tests in-process.
+ * The synth job, the orchestrator of its stages: load → observe → compile → render → guard →
+ * commit (each a module of this folder, with typed inputs and outputs; see docs/pipeline.md). Used
+ * by the CLI and by tests in-process. A stage that refuses throws a {@link MirrorcError}, which
+ * carries its exit code; the orchestrator ends the run with it and writes the report.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import YAML from 'yaml';
-import { CompileError } from '../compile/diagnostics.js';
-import { changedFields, diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
-import { redact } from '../util/redact.js';
-import type { FileTree } from '../emit/render-files.js';
-import { acquireRunLock, RunLockBusyError, type RunLock } from '../emit/run-lock.js';
-import { WriteFailedError } from '../emit/write-failure.js';
-import { checkTransaction, committedPath, readCommittedTree, recoverInterruptedWrite, UnsafeJournalError, writeLockOnly, writeOutput } from '../emit/write-output.js';
-import { FleetDefinitionError } from '../model/fleet.js';
-import type { FleetSpec } from '../model/fleet-spec.js';
-import { lockGatewayProblems } from '../observe/gateway-checks.js';
-import { LockFileError, readLock, renderLockFile } from '../observe/lock-file.js';
-import type { UnitRecords } from '../state/lock-document.js';
-import { treeUnitRecords } from '../state/adopt-dist.js';
-import { readReplacedFiles, unitFolderCheck } from '../state/unit-folders.js';
-import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
-import { readTree } from '../emit/read-tree.js';
-import { kubeconfigFileProblem } from '../observe/kubeconfig-file-problem.js';
-import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
-import type { FleetSnapshot } from '../snapshot/snapshot.js';
-import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
-import { largeRemovalMessage, largeRemovals } from '../guard/removal-guard.js';
-import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
-import { clustersOverStaleLimit, staleLimitMessage, type StaleLimit } from '../guard/stale-limit.js';
-import { parseDuration } from '../util/duration.js';
-import { appendJobSummary } from '../cli/job-summary.js';
-import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
-import { ExitCode } from '../cli/exit-codes.js';
-import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from '../cli/load-fleet.js';
-import { observationProgressPrinter } from '../cli/progress.js';
-import { buildRunReport, writeReportOrLog, type RunFacts, type RunReport } from '../cli/report.js';
-import { runLog, type Verbosity } from '../cli/run-log.js';
-import { mergeShardTree, shardProblem } from '../cli/shard.js';
-import { unexpectedFailure } from '../cli/unexpected-failure.js';
-import { stageTimer, type SynthStage } from '../cli/stage-timer.js';
-import { summaryLines } from '../cli/summary.js';
+import type { RunLock } from '../emit/run-lock.js';
+import { readCommittedTree } from '../emit/write-output.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { MirrorcError, StrictStaleError } from '../errors/mirrorc-error.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
-import { deliveryTree, emitDelivery } from './synth-delivery.js';
-import { compileFleetTree, type CompiledTree } from './synth-fleet.js';
-import { appendAll } from '../util/append-all.js';
+import { appendJobSummary } from '../report/job-summary.js';
+import { buildRunReport, writeReportOrLog, type RunFacts } from '../report/report.js';
+import { summaryLines } from '../report/summary.js';
+import { commitStage } from './commit-stage.js';
+import { compileStage, type CompileState } from './compile-stage.js';
+import { withAdoptedFolders } from '../state/unit-folders.js';
+import { removalGuard, staleLimitGuard } from './guard-stage.js';
+import { loadStage } from './load-stage.js';
+import { observeStage, type Observed } from './observe-stage.js';
+import { renderStage } from './render-stage.js';
+import { runContext, type RunContext } from './run-context.js';
+import type { SynthOptions, SynthResult } from './synth-options.js';
+import { unexpectedFailure } from './unexpected-failure.js';
 
-/** Options of {@link runSynth}. */
-export interface SynthOptions {
-  /** Module whose default export defines the fleet. Either this or `define`. */
-  readonly fleetFile?: string;
-  /** The fleet definition itself (tests, embedding). */
-  readonly define?: FleetDefinition;
-  /** The lock file. @default `<fleetFile without .ts>.lock.json` */
-  readonly lockFile?: string;
-  /** Output directory. @default 'dist' */
-  readonly outDir?: string;
-  /** Directory of the GitOps delivery manifests (only written when the fleet has a GitOpsDelivery). @default `delivery` beside outDir */
-  readonly deliveryDir?: string;
-  /** Compile from the lock alone, contacting no cluster. @default false */
-  readonly offline?: boolean;
-  /** Fail (and write nothing) when any cluster cannot be observed, or when one mirror cannot be compiled (instead of skipping it). @default false */
-  readonly strict?: boolean;
-  /** Accept removals the removal guard would stop, and targets that suddenly list no exports. @default false */
-  readonly confirmRemovals?: boolean;
-  /** Start from an empty lock although the output directory has content (a new fleet). @default false */
-  readonly newFleet?: boolean;
-  /** Kubeconfig for clusters whose access names none. @default `$KUBECONFIG` or `~/.kube/config` */
-  readonly kubeconfig?: string;
-  /** Client-side timeout of one API request. @default 10000 */
-  readonly requestTimeoutMs?: number;
-  /** Items per page when listing (small values exercise pagination). @default 500 */
-  readonly pageSize?: number;
-  /** Above this many services of a target, its EndpointSlices are read in one list instead of one per service (small values exercise that path). @default 32 */
-  readonly perServiceSliceLists?: number;
-  /**
-   * `write` replaces dist/ and the lock; `plan` only reports what would change; `check` fails when
-   * anything would; `observe` observes and compiles but writes only the lock (the first step of a sharded run). @default 'write'
-   */
-  readonly mode?: 'write' | 'plan' | 'check' | 'observe';
-  /** Compile only these source clusters and leave every other folder of `outDir` as it is (sharding); needs `offline`. @default every source */
-  readonly sources?: readonly string[];
-  /** Write the JSON run report to this file, whatever the outcome. @default no report */
-  readonly reportFile?: string;
-  /** How much goes to `log`: errors and warnings only, plus progress and summary, or plus fields and timings. @default 'normal' */
-  readonly verbosity?: Verbosity;
-  /** The clock, read only to record when a cluster became stale and for verbose timings. @default the system clock */
-  readonly now?: () => Date;
-  /** Where progress and warnings go. @default stderr */
-  readonly log?: (line: string) => void;
-  /** Where a plan or check report goes. @default stdout */
-  readonly print?: (line: string) => void;
-  /** synth/observe: how long to wait for another run holding the output's run lock, in seconds; 0 refuses at once (exit 6). @default 60 */
-  readonly waitSeconds?: number;
-  /**
-   * The most objects of one delivery unit (docs/delivery-units.md). Smaller units only cost more
-   * Kustomizations; plan/check must be given the same value as synth.
-   * @default 500
-   */
-  readonly maxUnitObjects?: number;
-  /** Told how long each stage took, in milliseconds (the benchmark's stage times). @default none */
-  readonly onStage?: (stage: SynthStage, ms: number) => void;
-  /**
-   * Fail with exit 9 (after writing the stale-but-safe output) when a cluster has been stale for
-   * longer than this duration (`24h`, `90m`, `1d12h`); `off` turns the fleet's StalenessLimit off.
-   * Only for runs that observe (not offline). @default the fleet's StalenessLimit, else none
-   */
-  readonly maxStale?: string;
-  /** Environment read for `GITHUB_STEP_SUMMARY`, where the job summary is appended (the CLI passes its own). @default none: no job summary */
-  readonly env?: NodeJS.ProcessEnv;
-}
-
-/** What a run did. */
-export interface SynthResult {
-  readonly exitCode: number;
-  readonly changes: readonly ClusterChanges[];
-  readonly warnings: readonly string[];
-  readonly stale: readonly StaleCluster[];
-  /** The error message when the run failed. */
-  readonly error?: string;
-  /** The machine-readable report (also written to `reportFile` when given). */
-  readonly report: RunReport;
-}
+export type { SynthMode, SynthOptions, SynthResult } from './synth-options.js';
 
 /**
  * Runs synth; never throws for user mistakes, returning an exit code and a message instead. An
@@ -128,7 +32,7 @@ export interface SynthResult {
 export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   const held: RunLock[] = [];
   try {
-    return await runSynthSteps(options, held);
+    return await runStages(runContext(options), held);
   } catch (e) {
     return unexpectedFailure(options, e);
   } finally {
@@ -136,13 +40,9 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   }
 }
 
-/** {@link runSynth}, adding the run lock it takes to `held` (released by the caller, whatever happens). */
-async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<SynthResult> {
-  const log = runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal');
-  const now = options.now ?? (() => new Date());
-  const mark = stageTimer(options.onStage);
-  const mode = options.mode ?? 'write';
-  const shard = options.sources && options.sources.length > 0 ? options.sources : undefined;
+/** The stages in order; a run lock taken is added to `held` (released by the caller, whatever happens). */
+async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult> {
+  const { options, mode, shard, log, mark } = run;
   // Everything the report needs, filled in as the run gets further.
   let facts: Omit<RunFacts, 'exitCode' | 'error'> = {
     command: mode === 'write' ? 'synth' : mode, offline: options.offline ?? false, ...(shard ? { shard } : {}),
@@ -156,317 +56,37 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     if (options.env) appendJobSummary(report, log, options.env);
     return { exitCode, changes: facts.changes, warnings: facts.warnings, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
-  const outDir = options.outDir ?? 'dist';
-  const lockFile = options.lockFile ?? (options.fleetFile ? options.fleetFile.replace(/\.[cm]?[tj]s$/, '') + '.lock.json' : undefined);
-  if (!lockFile) return finish(ExitCode.INVALID_INPUT, 'no lock file given (pass --lock <file>)');
-  const kubeconfigProblem = options.kubeconfig !== undefined ? await kubeconfigFileProblem(options.kubeconfig) : undefined;
-  if (kubeconfigProblem) return finish(ExitCode.INVALID_INPUT, `--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
-  // What an interrupted run left is checked before anything reads or completes it: a journal a commit added could name any path.
   try {
-    checkTransaction(outDir, lockFile);
-    checkTransaction(options.deliveryDir ?? join(dirname(outDir), 'delivery'));
+    const loaded = await loadStage(run, held);
+    facts = { ...facts, spec: loaded.spec, snapshot: loaded.previous };
+    mark('load');
+
+    let observed: Observed = { snapshot: loaded.previous, stale: [], warnings: [] };
+    if (!options.offline) {
+      observed = await observeStage(run, loaded);
+      facts = { ...facts, snapshot: observed.snapshot, stale: observed.stale, warnings: observed.warnings };
+      if (observed.stale.length > 0 && options.strict) throw new StrictStaleError('--strict: not writing anything because some clusters could not be observed');
+      mark('observe');
+    }
+
+    // The state compile starts from: the lock's unit records (a folder the lock does not describe is
+    // adopted from disk once); plan and check also read the whole committed output, to compare every file.
+    const committedTree = mode === 'write' || mode === 'observe' ? undefined : readCommittedTree(loaded.paths.outDir);
+    const state: CompileState = { records: withAdoptedFolders(loaded.previousUnits ?? {}, loaded.paths.outDir, committedTree), ...(committedTree ? { committedTree } : {}) };
+    const compiled = compileStage(run, loaded, observed.snapshot, state);
+    const warnings = [...observed.warnings, ...compiled.warnings, ...deliveryWarnings(loaded.spec)];
+    for (const w of warnings) log.always(`warning: ${w}`);
+
+    const rendered = renderStage(run, loaded, compiled, state);
+    facts = { ...facts, warnings, tree: rendered.tree, changes: rendered.changes, lockChanged: rendered.lockChanged };
+    const removals = removalGuard(run, state.records, compiled.units);
+    mark('diff');
+
+    const wrote = commitStage(run, loaded, compiled, rendered, rendered.before, removals);
+    staleLimitGuard(run, loaded, compiled.snapshot, wrote);
+    return finish(ExitCode.OK);
   } catch (e) {
-    if (e instanceof UnsafeJournalError) return finish(ExitCode.INVALID_INPUT, e.message);
+    if (e instanceof MirrorcError) return finish(e.exitCode, e.message);
     throw e;
-  }
-  const maxStaleFlag = options.maxStale?.trim();
-  const maxStaleMs = maxStaleFlag !== undefined && maxStaleFlag !== 'off' ? parseDuration(maxStaleFlag) : undefined;
-  if (maxStaleFlag !== undefined && maxStaleFlag !== 'off' && maxStaleMs === undefined) {
-    return finish(ExitCode.INVALID_INPUT, `--max-stale must be a duration such as 24h, 90m or 1d12h (or off), not "${options.maxStale}"`);
-  }
-  if (maxStaleMs !== undefined && options.offline) {
-    return finish(ExitCode.INVALID_INPUT, '--max-stale limits how long clusters may go unobserved, and --offline observes none: leave --max-stale out of offline runs (put it on the run that observes)');
-  }
-  // One writer at a time: it then completes (or undoes) whatever an interrupted run left.
-  if (mode === 'write' || mode === 'observe') {
-    try {
-      held.push(await acquireRunLock(outDir, {
-        ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
-        command: `${facts.command}${facts.offline ? ' --offline' : ''}${shard ? ` --source ${shard.join(',')}` : ''}`,
-        onWait: (holder) => log.info(`waiting for another mirrorc run to finish writing ${outDir}/ (${holder})...`),
-      }));
-      recoverInterruptedWrite(outDir, lockFile);
-    } catch (e) {
-      if (e instanceof RunLockBusyError) return finish(ExitCode.BUSY, e.message);
-      if (e instanceof UnsafeJournalError) return finish(ExitCode.INVALID_INPUT, e.message);
-      if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
-      throw e;
-    }
-  }
-
-  // The lock as committed: the file itself, or its new text in a committed journal that an interrupted run left (plan/check do not recover).
-  const committedLock = committedPath(outDir, lockFile);
-
-  // Model: load and validate before any network call.
-  let spec: FleetSpec;
-  let previous: FleetSnapshot;
-  let previousUnits: UnitRecords | undefined;
-  try {
-    const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
-    spec = buildFleet(define, options.fleetFile).fleet.toSpec();
-    const problem = missingLockProblem(lockFile, existsSync(committedLock), outDir, options.newFleet ?? false);
-    if (problem) return finish(ExitCode.INVALID_INPUT, problem);
-    const lockState = readLock(committedLock);
-    previous = lockState.snapshot;
-    previousUnits = lockState.units;
-    const gatewayProblems = lockGatewayProblems(spec, previous);
-    if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
-  } catch (e) {
-    if (e instanceof FleetDefinitionError || e instanceof FleetLoadError || e instanceof LockFileError) return finish(ExitCode.INVALID_INPUT, e.message);
-    throw e;
-  }
-  if (shard) {
-    const problem = shardProblem(spec, shard);
-    if (problem) return finish(ExitCode.INVALID_INPUT, problem);
-    // Shards compile from one shared observation; observing here would update targets that other
-    // shards' sources also mirror, without recompiling them.
-    if (!options.offline || mode === 'observe') {
-      return finish(ExitCode.INVALID_INPUT, '--source compiles from the lock alone: add --offline, after one "observe" run has updated the lock for every shard (see README "Sharding")');
-    }
-  }
-  facts = { ...facts, spec, snapshot: previous };
-  mark('load');
-  // The staleness limit in force: the flag, else the fleet's default; never for offline runs.
-  const staleLimit: StaleLimit | undefined = options.offline || maxStaleFlag === 'off' ? undefined
-    : maxStaleMs !== undefined ? { text: maxStaleFlag!, ms: maxStaleMs, origin: '--max-stale' }
-      : spec.stalenessLimit ? { text: spec.stalenessLimit.maxStale, ms: spec.stalenessLimit.maxStaleMs, origin: "the fleet's StalenessLimit maxStale" }
-        : undefined;
-  /** A run that otherwise succeeded: exit 9 instead when a cluster is stale for longer than the limit. */
-  const finishOk = (wrote: string): SynthResult => {
-    const over = staleLimit ? clustersOverStaleLimit(snapshot.staleSince, staleLimit, now()) : [];
-    return over.length > 0 ? finish(ExitCode.STALE_LIMIT, staleLimitMessage(over, staleLimit!, wrote)) : finish(ExitCode.OK);
-  };
-
-  // Observe (unless offline): a cluster that fails keeps its locked state.
-  let snapshot = previous;
-  const warnings: string[] = [];
-  if (!options.offline) {
-    log.info(`observing ${spec.clusters.length} cluster${spec.clusters.length === 1 ? '' : 's'}...`);
-    const observation = await observeFleet(spec, previous, {
-      ...(options.kubeconfig !== undefined ? { defaultKubeconfig: options.kubeconfig } : {}),
-      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-      ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
-      ...(options.perServiceSliceLists !== undefined ? { perServiceSliceLists: options.perServiceSliceLists } : {}),
-      onProgress: observationProgressPrinter(log, now),
-    });
-    const stale = observation.stale;
-    snapshot = { ...observation.snapshot, staleSince: nextStaleSince(previous.staleSince, observationOutcomes(spec, stale), fleetRoles(spec), now()) };
-    appendAll(warnings, observation.warnings);
-    if (!options.confirmRemovals) {
-      const held = holdBackSuspectTargets(previous, snapshot);
-      snapshot = held.snapshot;
-      appendAll(warnings, held.suspects.map(suspectTargetWarning));
-    }
-    facts = { ...facts, snapshot, stale, warnings };
-    if (stale.length > 0) {
-      log.always('');
-      log.always(`WARNING: ${stale.length} cluster observation${stale.length === 1 ? '' : 's'} failed; the last known state from ${lockFile} is kept for ${stale.length === 1 ? 'it' : 'them'} (stale):`);
-      for (const s of stale) log.always(`  - ${s.role} ${s.error.message}${s.keptPrevious ? '' : ' [never observed before: nothing to keep]'}`);
-      log.always('');
-      if (options.strict) return finish(ExitCode.STALE, '--strict: not writing anything because some clusters could not be observed');
-    }
-  }
-
-  if (!options.offline) mark('observe');
-
-  // Compile (pure) and render.
-  let planRows: readonly string[] = [];
-  const compileStarted = now().getTime();
-  const heldBackWarnings: string[] = [];
-  // synth and observe (under the run lock, after recovery) skip unit families whose inputs did not
-  // change and whose folders are intact, and read only what they replace; plan and check render and
-  // compare every file of the committed output (a same-size hand edit is found there).
-  const incremental = mode === 'write' || mode === 'observe';
-  const committedTree = incremental ? undefined : readCommittedTree(outDir);
-  // Owners, shard counts and the removal guard's "before" come from the lock's unit records; a folder
-  // the lock does not describe (a format 1 lock, a folder restored by hand) is adopted from disk once.
-  const records = withAdoptedFolders(previousUnits ?? {}, outDir, committedTree);
-  // The clusters this run writes: a shard its own and those that are no link's source (every shard writes them alike).
-  const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
-  let result: CompiledTree;
-  try {
-    const isolation = { strict: options.strict ?? false, previousOwners: recordOwnerLookup(records), previousMirrors: recordMirrorLookup(records), now: new Date(compileStarted) };
-    const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
-    const state = { records, ...(incremental ? { intact: unitFolderCheck(outDir) } : {}) };
-    const compileRun = (s: FleetSnapshot, onCompiled?: () => void): CompiledTree => {
-      const compiledRun = compileFleetTree(spec, s, compileOptions, onCompiled, committedTree, options.maxUnitObjects, state);
-      return owned ? { ...compiledRun, units: { ...withoutClusters(records, owned), ...onlyClusters(compiledRun.units, owned) } } : compiledRun;
-    };
-    result = compileRun(snapshot, () => mark('compile'));
-    // A large removal caused by one target's new observation holds back that target alone (see hold-back-targets.ts).
-    if (!options.confirmRemovals && !shard) {
-      const held = holdBackRemovingTargets({ previous, snapshot, before: records, compiled: result, compile: (s) => compileRun(s) });
-      result = held.compiled;
-      appendAll(heldBackWarnings, held.warnings);
-    }
-    appendAll(warnings, result.warnings);
-    appendAll(warnings, heldBackWarnings);
-    planRows = result.planRows;
-    // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
-    snapshot = result.snapshot;
-  } catch (e) {
-    if (e instanceof CompileError) return finish(ExitCode.COMPILE_ERROR, e.message);
-    throw e;
-  }
-  mark('render');
-  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
-  appendAll(warnings, deliveryWarnings(spec));
-  for (const w of warnings) log.always(`warning: ${w}`);
-
-  const compiled = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
-  // The units kept as they are (not rendered) are neither read nor written.
-  const writtenClusters = owned ?? new Set(Object.keys(result.units));
-  const kept = new Set<string>();
-  for (const cluster of writtenClusters) for (const unit of Object.keys(result.units[cluster] ?? {})) if (!result.rendered.has(`${cluster}/${unit}`)) kept.add(`${cluster}/${unit}`);
-  // before: what the run replaces, as on disk; tree: what it becomes (a shard leaves every other folder as it is).
-  const before = committedTree ?? readReplacedFiles(outDir, writtenClusters, kept, !owned);
-  const tree = committedTree && owned ? mergeShardTree(committedTree, compiled, owned) : compiled;
-  // The delivery manifests follow the delivery units of every cluster (Flux's unit Kustomizations, Argo CD's sources).
-  const delivery = deliveryTree(spec, deliveryInput(outDir, result.units, tree, writtenClusters));
-  const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
-  const changes = diffTrees(before, tree);
-  const removals = options.confirmRemovals ? [] : largeRemovals(records, result.units);
-  // observe writes no dist/: its lock keeps the records of what dist/ holds (an input digest recorded
-  // for files not written would let the next synth skip them).
-  const lockText = renderLockFile(snapshot, mode === 'observe' ? records : result.units);
-  const lockChanged = readTextOrUndefined(committedLock) !== lockText;
-  facts = { ...facts, warnings, tree, changes, lockChanged };
-  mark('diff');
-
-  if (removals.length > 0 && (mode === 'write' || mode === 'observe')) {
-    return finish(ExitCode.REMOVAL_NOT_CONFIRMED, largeRemovalMessage(removals));
-  }
-  if (mode === 'write') {
-    // Emit: write what differs in the tree and the lock, through a committed journal.
-    try {
-      writeOutput(outDir, tree, lockFile, lockText, before);
-      mark('write');
-      logChanges(log.info, log.detail, changes, outDir, before, tree);
-      if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
-    } catch (e) {
-      if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
-      throw e;
-    }
-    return finishOk(`${outDir}/ and the lock were written (stale clusters keep their last known state)`);
-  }
-  if (mode === 'observe') {
-    try {
-      writeLockOnly(outDir, lockFile, lockText);
-    } catch (e) {
-      if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
-      throw e;
-    }
-    log.info(`${lockFile}: ${lockChanged ? 'updated' : 'unchanged'}; ${outDir}/ left as it is (compile it with: synth --offline [--source <cluster>])`);
-    return finishOk('the lock was written (stale clusters keep their last known state)');
-  }
-
-  // Plan or check: compare with what is on disk, write nothing.
-  const printSink = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  // The plan shows changed fields, which may hold a target's annotation values: redacted like every log line.
-  const print = (line: string): void => printSink(redact(line));
-  logChanges(print, print, changes, outDir, before, tree);
-  if (lockChanged) print(`${lockFile}: would change`);
-  if (mode === 'plan') for (const row of planRows) print(row);
-  if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals).replace('; nothing was written', '')}`);
-  const deliveryChanged = delivery ? emitDelivery(mode, deliveryDir, delivery, print) : false;
-  if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
-    return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
-  }
-  return finishOk('nothing was written');
-}
-
-/**
- * `units`, plus the records of every cluster folder of `outDir` that it does not describe, adopted
- * from the files (from `committed` when the caller read the whole committed output already).
- */
-function withAdoptedFolders(units: UnitRecords, outDir: string, committed: FileTree | undefined): UnitRecords {
-  let entries: string[];
-  try {
-    entries = readdirSync(outDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-  } catch {
-    return units;
-  }
-  const missing = entries.filter((c) => units[c] === undefined);
-  if (missing.length === 0) return units;
-  const adopted: UnitRecords = { ...units };
-  for (const cluster of missing) {
-    const files = committed ? new Map([...committed].filter(([p]) => p.startsWith(`${cluster}/`))) : new Map([...readTree(join(outDir, cluster))].map(([p, t]) => [`${cluster}/${p}`, t]));
-    const records = treeUnitRecords(files)[cluster];
-    if (records) adopted[cluster] = records;
-  }
-  return adopted;
-}
-
-function withoutClusters(units: UnitRecords, clusters: ReadonlySet<string>): UnitRecords {
-  return Object.fromEntries(Object.entries(units).filter(([c]) => !clusters.has(c)));
-}
-
-function onlyClusters(units: UnitRecords, clusters: ReadonlySet<string>): UnitRecords {
-  return Object.fromEntries(Object.entries(units).filter(([c]) => clusters.has(c)));
-}
-
-/**
- * What the delivery manifests are rendered from: a unit folder entry per recorded unit of every
- * cluster, and the Namespaces of the base units (read from disk for clusters this run leaves alone).
- */
-function deliveryInput(outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>): FileTree {
-  const input: FileTree = new Map();
-  for (const [cluster, byUnit] of Object.entries(units)) for (const unit of Object.keys(byUnit)) input.set(`${cluster}/${unit}/kustomization.yaml`, '');
-  for (const [path, text] of tree) if (/(^|\/)namespace-[^/]+\.yaml$/.test(path)) input.set(path, text);
-  for (const cluster of Object.keys(units)) {
-    if (written.has(cluster)) continue;
-    for (const [p, text] of readTree(join(outDir, cluster, 'base'))) if (/(^|\/)namespace-[^/]+\.yaml$/.test(p)) input.set(`${cluster}/base/${p}`, text);
-  }
-  return input;
-}
-
-/** Clusters that are no link's source. */
-function nonSourceClusters(spec: FleetSpec): string[] {
-  const sources = new Set(spec.links.map((l) => l.source));
-  return spec.clusters.map((c) => c.name).filter((c) => !sources.has(c));
-}
-
-/**
- * Why a missing lock is an error here: with no lock, every target counts as never observed, so an
- * offline run (or a mistyped --lock) would compile an empty fleet and remove every mirror.
- */
-function missingLockProblem(lockFile: string, lockExists: boolean, outDir: string, newFleet: boolean): string | undefined {
-  if (newFleet || lockExists || !hasFiles(outDir)) return undefined;
-  return `lock file ${lockFile} does not exist, but ${outDir}/ has content: compiling without the lock would remove every mirror. ` +
-    `Check the path (--lock), or restore the lock from git; to start this fleet from scratch on purpose, pass --new-fleet`;
-}
-
-function hasFiles(dir: string): boolean {
-  try {
-    return readdirSync(dir).length > 0;
-  } catch {
-    return false;
-  }
-}
-
-function readTextOrUndefined(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Per source folder the files added, changed and removed (`files`), and each changed field (`fields`). */
-function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree): void {
-  if (changes.length === 0) {
-    files(`${outDir}/ is up to date: no changes`);
-    return;
-  }
-  for (const c of changes) {
-    files(`${join(outDir, c.cluster)}/: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`);
-    for (const f of c.added) files(`  + ${f}`);
-    for (const f of c.changed) {
-      files(`  ~ ${f}`);
-      const key = `${c.cluster}/${f}`;
-      const changed = changedFields(YAML.parse(before.get(key) ?? ''), YAML.parse(after.get(key) ?? ''));
-      for (const field of changed.length > 0 ? changed : ['(text only: comments or formatting)']) fields(`      ${field}`);
-    }
-    for (const f of c.removed) files(`  - ${f}`);
   }
 }

@@ -7,7 +7,8 @@ import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileTree } from '../emit/render-files.js';
 import { readTree } from '../emit/read-tree.js';
-import type { UnitFiles } from './lock-document.js';
+import type { UnitFiles, UnitRecords } from './lock-document.js';
+import { treeUnitRecords } from './adopt-dist.js';
 import { filesRecord } from './unit-inventory.js';
 
 /** Whether `dir` holds exactly the files `files` records (names and sizes; a link, a missing or an extra file fails). */
@@ -76,4 +77,29 @@ export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>,
     }
   }
   return out;
+}
+
+/**
+ * `units`, plus the records of every cluster folder of `outDir` that it does not describe (a format 1
+ * lock's, a folder restored by hand), adopted from its files once (src/state/adopt-dist.ts); from
+ * `committed` when the caller has read the whole committed output already.
+ */
+export function withAdoptedFolders(units: UnitRecords, outDir: string, committed: FileTree | undefined): UnitRecords {
+  let folders: string[];
+  try {
+    folders = readdirSync(outDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return units;
+  }
+  const missing = folders.filter((c) => units[c] === undefined);
+  if (missing.length === 0) return units;
+  const adopted: UnitRecords = { ...units };
+  for (const cluster of missing) {
+    const files = committed
+      ? new Map([...committed].filter(([p]) => p.startsWith(`${cluster}/`)))
+      : new Map([...readTree(join(outDir, cluster))].map(([p, t]) => [`${cluster}/${p}`, t] as const));
+    const records = treeUnitRecords(files)[cluster];
+    if (records) adopted[cluster] = records;
+  }
+  return adopted;
 }

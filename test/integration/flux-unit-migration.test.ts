@@ -17,8 +17,8 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
-import { ExitCode } from '../../src/cli/exit-codes.js';
-import type { FleetDefinition } from '../../src/cli/load-fleet.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import type { FleetDefinition } from '../../src/load/load-fleet.js';
 import { MANAGED_LABEL } from '../../src/contract/mirrorc.js';
 import { FLUX_KUSTOMIZATION_NAME, FLUX_UNITS_KUSTOMIZATION_NAME } from '../../src/delivery/flux-kustomization.js';
 import { readTree } from '../../src/emit/write-output.js';

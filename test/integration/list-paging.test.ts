@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
-import type { FleetDefinition } from '../../src/cli/load-fleet.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import type { FleetDefinition } from '../../src/load/load-fleet.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import { DEFAULT_OBSERVATION_BUDGET } from '../../src/model/observation-budget.js';
 import { ClusterClient } from '../../src/observe/cluster-client.js';

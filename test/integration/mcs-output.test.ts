@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
-import type { FleetDefinition } from '../../src/cli/load-fleet.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import type { FleetDefinition } from '../../src/load/load-fleet.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';

@@ -15,7 +15,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { readTree } from '../../src/emit/read-tree.js';
 
 const REPO = resolve('.');

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { readTree } from '../../src/emit/read-tree.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { renderLockFile, readLockFile } from '../../src/observe/lock-file.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSynth, type SynthOptions, type SynthResult } from '../../src/pipeline/run-synth.js';
-import type { FleetDefinition } from '../../src/cli/load-fleet.js';
+import type { FleetDefinition } from '../../src/load/load-fleet.js';
 import { readTree } from '../../src/emit/write-output.js';
 import type { KubeFleet } from '../harness/kube-fleet.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { GATEWAY_IDENTITY, applyService, applyStatefulService, ensureNamespace, installGateway, unitFree } from '../integration/support.js';

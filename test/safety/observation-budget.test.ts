@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { startStandInFleet, type Misbehaviour, type StandInCluster } from '../harness/stand-in-apiserver.js';
 import { REPO_ROOT, SafetyRepo, assertNoStackTrace, assertOneOf, startProcess, type CliRun } from './support.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { applyService, ensureNamespace, installGateway, unitFree } from '../integration/support.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { MIRRORC_INDEX_URL, REPO_ROOT, SafetyRepo, assertNoStackTrace, assertOneOf, readFiles, type CliRun } from './support.js';

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { readTree } from '../../src/emit/read-tree.js';
 import { transactionDir } from '../../src/emit/write-transaction.js';
 import { SafetyRepo, assertNoStackTrace, assertOneOf, holdRunLock, startProcess, stateHash, REPO_ROOT, type CliRun, type StartedProcess } from './support.js';

@@ -9,7 +9,7 @@ import { clusterNames, writeGeneratedRepo } from '../../bench/generate-fleet.js'
 import { generatedServices, serviceMode } from '../../bench/generate-services.js';
 import { compareSnapshots, snapshotTree } from '../../bench/tree-snapshot.js';
 import { runSynth, type SynthOptions } from '../../src/pipeline/run-synth.js';
-import type { SynthStage } from '../../src/cli/stage-timer.js';
+import type { SynthStage } from '../../src/pipeline/stage-timer.js';
 import { readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
 import { readTree } from '../../src/emit/write-output.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { didYouMean } from '../../src/cli/did-you-mean.js';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { readTree } from '../../src/emit/write-output.js';
 import { exampleCopy } from './support/example-copy.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CompileError } from '../../src/compile/diagnostics.js';
-import { buildFleet, type FleetDefinition } from '../../src/cli/load-fleet.js';
+import { buildFleet, type FleetDefinition } from '../../src/load/load-fleet.js';
 import { FleetDefinitionError } from '../../src/model/fleet.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import type { ObservedService, SourceSnapshot } from '../../src/snapshot/snapshot.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Cluster, Link } from '../../src/model/index.js';
-import { buildFleet } from '../../src/cli/load-fleet.js';
+import { buildFleet } from '../../src/load/load-fleet.js';
 import { FleetDefinitionError } from '../../src/model/fleet.js';
 import {
   compileObjects,

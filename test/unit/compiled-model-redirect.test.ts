@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { compiledCounterpart } from '../../src/cli/compiled-model-redirect.js';
+import { compiledCounterpart } from '../../src/load/compiled-model-redirect.js';
 
 test('GIVEN a checkout with src/ and lib/ WHEN the fleet imports mirrorc\'s sources in any spelling THEN each resolves to the compiled module, and other imports are left alone', () => {
   const root = mkdtempSync(join(tmpdir(), 'mirrorc-redirect-'));

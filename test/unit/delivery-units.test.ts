@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import YAML from 'yaml';
 import { writeGeneratedRepo } from '../../bench/generate-fleet.js';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, shardCount, shardName, shardOf, unitDependencies } from '../../src/delivery/delivery-units.js';
 import { fluxUnitName } from '../../src/delivery/flux-kustomization.js';
 import { readTree } from '../../src/emit/write-output.js';

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
-import { fleetCodeErrorMessage, userCodeLocation } from '../../src/cli/fleet-code-error.js';
-import { buildFleet, FleetLoadError } from '../../src/cli/load-fleet.js';
+import { fleetCodeErrorMessage, userCodeLocation } from '../../src/load/fleet-code-error.js';
+import { buildFleet, FleetLoadError } from '../../src/load/load-fleet.js';
 import { Cluster } from '../../src/model/index.js';
 import { kubeconfigFileProblem } from '../../src/observe/kubeconfig-file-problem.js';
 
@@ -19,7 +19,7 @@ describe('userCodeLocation', () => {
       '    at Node.addChild (/repo/node_modules/constructs/src/construct.ts:530:13)',
       `    at new Cluster (${SRC_CLUSTER}:77:5)`,
       `    at defineFleet (${FLEET}:12:5)`,
-      `    at buildFleet (file://${resolve('src/cli/load-fleet.ts')}:40:5)`,
+      `    at buildFleet (file://${resolve('src/load/load-fleet.ts')}:40:5)`,
     ].join('\n');
     assert.equal(userCodeLocation(stack), 'clusters/fleet.ts:12:5');
   });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CompileError } from '../../src/compile/diagnostics.js';
-import { buildFleet, type FleetDefinition } from '../../src/cli/load-fleet.js';
+import { buildFleet, type FleetDefinition } from '../../src/load/load-fleet.js';
 import { FleetDefinitionError } from '../../src/model/fleet.js';
 import { Cluster, Link, type GatewayProps } from '../../src/model/index.js';
 import { compileObjects, DEFAULT_SELECTOR_QUERIES, gateway, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import YAML from 'yaml';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { COMMANDS, USAGE } from '../../src/cli/options.js';
 import { readTree } from '../../src/emit/read-tree.js';
 import { initFleetRepo, InitError } from '../../src/init/init-fleet-repo.js';

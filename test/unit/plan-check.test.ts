@@ -3,7 +3,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { runSynth, type SynthOptions } from '../../src/pipeline/run-synth.js';
 import { readTree } from '../../src/emit/write-output.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type * as k8s from '@kubernetes/client-node';
-import { buildFleet } from '../../src/cli/load-fleet.js';
+import { buildFleet } from '../../src/load/load-fleet.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import { parsePeriod, probePlan } from '../../src/observe/probe-gateway.js';
 import { readiness } from '../../src/observe/to-plain.js';

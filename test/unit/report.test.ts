@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ExitCode } from '../../src/cli/exit-codes.js';
-import { REPORT_FORMAT } from '../../src/cli/report.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import { REPORT_FORMAT } from '../../src/report/report.js';
 import { exampleCopy } from './support/example-copy.js';
 
 test('the report of a plan lists, per source, exactly the changed files, and per target its state', async () => {

@@ -1,8 +1,8 @@
 /** Quiet, normal and verbose stderr output: progress lines, the summary table, changed fields and timings. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { observationProgressPrinter } from '../../src/cli/progress.js';
-import { runLog } from '../../src/cli/run-log.js';
+import { observationProgressPrinter } from '../../src/report/progress.js';
+import { runLog } from '../../src/report/run-log.js';
 import { ObservationError } from '../../src/observe/observation-error.js';
 import { exampleCopy } from './support/example-copy.js';
 

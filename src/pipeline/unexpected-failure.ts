@@ -3,10 +3,10 @@
  * an exit code): exit 1, the stack on the log (it is a bug report), and the report written anyway,
  * so CI always finds one. Nothing else is written: every writer replaces its files atomically.
  */
-import { ExitCode } from './exit-codes.js';
-import { buildRunReport, writeReportOrLog } from './report.js';
-import { runLog } from './run-log.js';
-import type { SynthOptions, SynthResult } from '../pipeline/run-synth.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { buildRunReport, writeReportOrLog } from '../report/report.js';
+import { runContext } from './run-context.js';
+import type { SynthOptions, SynthResult } from './synth-options.js';
 
 /** What to say about `thrown` in one line. */
 export function describeThrown(thrown: unknown): string {
@@ -16,9 +16,7 @@ export function describeThrown(thrown: unknown): string {
 
 /** Logs `thrown` as a bug, writes the report (exit code 1) and returns the run's result. */
 export function unexpectedFailure(options: SynthOptions, thrown: unknown): SynthResult {
-  const log = runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal');
-  const mode = options.mode ?? 'write';
-  const shard = options.sources && options.sources.length > 0 ? options.sources : undefined;
+  const { log, mode, shard } = runContext(options);
   const error = `unexpected failure (a bug in mirrorc; please report it with this output): ${describeThrown(thrown)}`;
   log.always(`error: ${error}`);
   if (thrown instanceof Error && thrown.stack) log.always(thrown.stack);

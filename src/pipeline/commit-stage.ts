@@ -1,0 +1,70 @@
+/**
+ * Stage 6, commit: `synth` writes the rendered outputs (only what differs, through a committed
+ * journal: src/emit/write-output.ts), `observe` writes the lock alone, `plan` and `check` print what
+ * would change and write nothing.
+ * @throws WriteFailedError (exit 8) when the file system refuses; CheckFailedError (exit 5) for a check that finds a difference
+ */
+import YAML from 'yaml';
+import { join } from 'node:path';
+import { changedFields, type ClusterChanges } from '../emit/diff-trees.js';
+import type { FileTree } from '../emit/render-files.js';
+import { writeLockOnly, writeOutput } from '../emit/write-output.js';
+import { CheckFailedError } from '../errors/mirrorc-error.js';
+import { largeRemovalMessage, type LargeRemoval } from '../guard/removal-guard.js';
+import { redact } from '../util/redact.js';
+import type { Compiled } from './compile-stage.js';
+import type { Loaded } from './load-stage.js';
+import type { Rendered } from './render-stage.js';
+import type { RunContext } from './run-context.js';
+import { emitDelivery } from './synth-delivery.js';
+
+/** Commits (or shows) the rendered outputs; returns what was written, for the staleness limit's message. */
+export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled, rendered: Rendered, before: FileTree, removals: readonly LargeRemoval[]): string {
+  const { options, mode, log, mark } = run;
+  const { outDir, lockFile, deliveryDir } = loaded.paths;
+  const { tree, delivery, lockText, changes, lockChanged } = rendered;
+  if (mode === 'write') {
+    writeOutput(outDir, tree, lockFile, lockText, before);
+    mark('write');
+    logChanges(log.info, log.detail, changes, outDir, before, tree);
+    if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
+    return `${outDir}/ and the lock were written (stale clusters keep their last known state)`;
+  }
+  if (mode === 'observe') {
+    writeLockOnly(outDir, lockFile, lockText);
+    log.info(`${lockFile}: ${lockChanged ? 'updated' : 'unchanged'}; ${outDir}/ left as it is (compile it with: synth --offline [--source <cluster>])`);
+    return 'the lock was written (stale clusters keep their last known state)';
+  }
+  // Plan or check: compare with what is on disk, write nothing.
+  const printSink = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // The plan shows changed fields, which may hold a target's annotation values: redacted like every log line.
+  const print = (line: string): void => printSink(redact(line));
+  logChanges(print, print, changes, outDir, before, tree);
+  if (lockChanged) print(`${lockFile}: would change`);
+  if (mode === 'plan') for (const row of compiled.planRows) print(row);
+  if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals).replace('; nothing was written', '')}`);
+  const deliveryChanged = delivery ? emitDelivery(mode, deliveryDir, delivery, print) : false;
+  if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
+    throw new CheckFailedError(`${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
+  }
+  return 'nothing was written';
+}
+
+/** Per source folder the files added, changed and removed (`files`), and each changed field (`fields`). */
+function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree): void {
+  if (changes.length === 0) {
+    files(`${outDir}/ is up to date: no changes`);
+    return;
+  }
+  for (const c of changes) {
+    files(`${join(outDir, c.cluster)}/: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`);
+    for (const f of c.added) files(`  + ${f}`);
+    for (const f of c.changed) {
+      files(`  ~ ${f}`);
+      const key = `${c.cluster}/${f}`;
+      const changed = changedFields(YAML.parse(before.get(key) ?? ''), YAML.parse(after.get(key) ?? ''));
+      for (const field of changed.length > 0 ? changed : ['(text only: comments or formatting)']) fields(`      ${field}`);
+    }
+    for (const f of c.removed) files(`  - ${f}`);
+  }
+}

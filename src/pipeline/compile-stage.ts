@@ -1,0 +1,90 @@
+/**
+ * Stage 3, compile: the fleet, the snapshot and the lock's unit records → every compiled source
+ * folder (no clock read beyond the run's `now`, no network; the only file access is the injected
+ * integrity check of unit folders that may be skipped). Compile plans every mirror, then renders one
+ * source's charts at a time, and only the unit families whose inputs changed or whose folders fail
+ * the integrity check (docs/lock-and-state.md); the stage timer's `compile` and `render` marks split
+ * the two. Name owners and established mirrors come from the lock's unit records, never from `dist/`.
+ * A large removal caused by one target's new observation holds back that target alone
+ * (src/guard/hold-back-targets.ts), which compiles again.
+ * @throws CompileError (exit 3) when the fleet cannot be compiled
+ */
+import type { FileTree } from '../emit/render-files.js';
+import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
+import type { FleetSpec } from '../model/fleet-spec.js';
+import type { FleetSnapshot } from '../snapshot/snapshot.js';
+import type { UnitRecords } from '../state/lock-document.js';
+import { unitFolderCheck } from '../state/unit-folders.js';
+import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
+import { appendAll } from '../util/append-all.js';
+import type { Loaded } from './load-stage.js';
+import type { RunContext } from './run-context.js';
+import { compileFleetTree, type CompiledTree } from './synth-fleet.js';
+
+/** What the compile stage starts from besides the snapshot. */
+export interface CompileState {
+  /** The lock's unit records, with any folder the lock did not describe adopted (what `dist/` holds). */
+  readonly records: UnitRecords;
+  /** plan/check: the whole committed output (every unit is rendered and compared); synth/observe: undefined (units may be skipped). */
+  readonly committedTree?: FileTree;
+}
+
+/** What the compile stage hands on. */
+export interface Compiled {
+  /** `<cluster>/<file>` → text of every rendered unit folder and cluster kustomization.yaml (with `--source`, only the shard's and the non-source clusters'). */
+  readonly tree: FileTree;
+  /** The snapshot compiled from, with compile's pinned ClusterIPs (what the lock records). */
+  readonly snapshot: FleetSnapshot;
+  /** Skipped mirrors, held-back targets and other compile warnings. */
+  readonly warnings: readonly string[];
+  /** What `plan` prints besides file changes. */
+  readonly planRows: readonly string[];
+  /** The unit records after this run: every cluster's (with `--source`, other clusters' as recorded). */
+  readonly units: UnitRecords;
+  /** `<cluster>/<unit>` of the units rendered (the others were kept as they are). */
+  readonly rendered: ReadonlySet<string>;
+  /** The clusters whose folders this run writes: a shard's own and the non-source clusters, else every compiled cluster. */
+  readonly writtenClusters: ReadonlySet<string>;
+}
+
+/** Compiles `snapshot` for the fleet of `loaded`, from the unit records of `state`. */
+export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState): Compiled {
+  const { options, mode, shard, now, mark, log } = run;
+  const { spec, previous, paths } = loaded;
+  const { records, committedTree } = state;
+  const compileStarted = now().getTime();
+  const isolation = { strict: options.strict ?? false, previousOwners: recordOwnerLookup(records), previousMirrors: recordMirrorLookup(records), now: new Date(compileStarted) };
+  const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
+  // synth and observe skip unit families whose inputs did not change and whose folders are intact.
+  const incremental = { records, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir) } : {}) };
+  // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
+  const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
+  const compile = (s: FleetSnapshot, onCompiled?: () => void): CompiledTree => {
+    const result = compileFleetTree(spec, s, compileOptions, onCompiled, committedTree, options.maxUnitObjects, incremental);
+    if (!owned) return result;
+    const units: UnitRecords = {};
+    for (const [cluster, byUnit] of Object.entries(records)) if (!owned.has(cluster)) units[cluster] = byUnit;
+    for (const [cluster, byUnit] of Object.entries(result.units)) if (owned.has(cluster)) units[cluster] = byUnit;
+    return { ...result, units };
+  };
+  let result = compile(snapshot, () => mark('compile'));
+  const heldBackWarnings: string[] = [];
+  if (!options.confirmRemovals && !shard) {
+    const held = holdBackRemovingTargets({ previous, snapshot, before: records, compiled: result, compile: (s) => compile(s) });
+    result = held.compiled;
+    appendAll(heldBackWarnings, held.warnings);
+  }
+  mark('render');
+  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms (${result.rendered.size} units rendered)`);
+  const warnings = [...result.warnings];
+  appendAll(warnings, heldBackWarnings);
+  const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
+  const writtenClusters = owned ?? new Set(Object.keys(result.units));
+  return { tree, snapshot: result.snapshot, warnings, planRows: result.planRows, units: result.units, rendered: result.rendered, writtenClusters };
+}
+
+/** Clusters that are no link's source. */
+export function nonSourceClusters(spec: FleetSpec): string[] {
+  const sources = new Set(spec.links.map((l) => l.source));
+  return spec.clusters.map((c) => c.name).filter((c) => !sources.has(c));
+}

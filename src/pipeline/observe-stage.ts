@@ -1,0 +1,51 @@
+/**
+ * Stage 2, observe (skipped offline): every cluster's API read within its budget; a cluster that
+ * fails keeps its locked state (stale but safe, named in the warnings). A target that suddenly lists
+ * no exports keeps its locked services unless removals are confirmed (src/guard/suspect-targets.ts).
+ */
+import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
+import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
+import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
+import { observationProgressPrinter } from '../report/progress.js';
+import type { FleetSnapshot } from '../snapshot/snapshot.js';
+import { appendAll } from '../util/append-all.js';
+import type { Loaded } from './load-stage.js';
+import type { RunContext } from './run-context.js';
+
+/** What the observe stage hands on. */
+export interface Observed {
+  /** The snapshot to compile from: fresh observations, the locked state of stale clusters, updated stale-since times. */
+  readonly snapshot: FleetSnapshot;
+  /** The clusters that could not be observed. */
+  readonly stale: readonly StaleCluster[];
+  readonly warnings: readonly string[];
+}
+
+/** Observes the fleet of `loaded`; never throws for a cluster that cannot be observed. */
+export async function observeStage(run: RunContext, loaded: Loaded): Promise<Observed> {
+  const { options, log, now } = run;
+  const { spec, previous } = loaded;
+  log.info(`observing ${spec.clusters.length} cluster${spec.clusters.length === 1 ? '' : 's'}...`);
+  const observation = await observeFleet(spec, previous, {
+    ...(options.kubeconfig !== undefined ? { defaultKubeconfig: options.kubeconfig } : {}),
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+    ...(options.perServiceSliceLists !== undefined ? { perServiceSliceLists: options.perServiceSliceLists } : {}),
+    onProgress: observationProgressPrinter(log, now),
+  });
+  const stale = observation.stale;
+  let snapshot: FleetSnapshot = { ...observation.snapshot, staleSince: nextStaleSince(previous.staleSince, observationOutcomes(spec, stale), fleetRoles(spec), now()) };
+  const warnings = [...observation.warnings];
+  if (!options.confirmRemovals) {
+    const held = holdBackSuspectTargets(previous, snapshot);
+    snapshot = held.snapshot;
+    appendAll(warnings, held.suspects.map(suspectTargetWarning));
+  }
+  if (stale.length > 0) {
+    log.always('');
+    log.always(`WARNING: ${stale.length} cluster observation${stale.length === 1 ? '' : 's'} failed; the last known state from ${loaded.paths.lockFile} is kept for ${stale.length === 1 ? 'it' : 'them'} (stale):`);
+    for (const s of stale) log.always(`  - ${s.role} ${s.error.message}${s.keptPrevious ? '' : ' [never observed before: nothing to keep]'}`);
+    log.always('');
+  }
+  return { snapshot, stale, warnings };
+}

@@ -1,0 +1,78 @@
+/**
+ * Stage 4, render: the outputs of the run as text, and how they differ from what is committed:
+ * the `dist/` files the run replaces (`before`, read from disk: only the rendered units, each
+ * cluster's kustomization.yaml and what no kept unit holds) and what they become (`tree`), the
+ * `delivery/` tree that follows every cluster's units, and the lock's text. plan and check compare
+ * the whole committed output (a shard's folders merged into it).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
+import { readTree } from '../emit/read-tree.js';
+import type { FileTree } from '../emit/render-files.js';
+import { renderLockFile } from '../observe/lock-file.js';
+import type { UnitRecords } from '../state/lock-document.js';
+import { readReplacedFiles } from '../state/unit-folders.js';
+import type { Compiled, CompileState } from './compile-stage.js';
+import type { Loaded } from './load-stage.js';
+import type { RunContext } from './run-context.js';
+import { mergeShardTree } from './shard.js';
+import { deliveryTree } from './synth-delivery.js';
+
+/** What the render stage hands on. */
+export interface Rendered {
+  /** The `dist/` files the run replaces or removes, as committed (plan/check: the whole committed output). */
+  readonly before: FileTree;
+  /** What those files become (plan/check: the whole `dist/` tree). */
+  readonly tree: FileTree;
+  /** The `delivery/` tree, or undefined when the fleet has no GitOpsDelivery (then `delivery/` is left alone). */
+  readonly delivery?: FileTree;
+  readonly lockText: string;
+  /** Per source folder, the files added, changed and removed against `before`. */
+  readonly changes: readonly ClusterChanges[];
+  /** Whether the lock text differs from the committed lock. */
+  readonly lockChanged: boolean;
+}
+
+/** Renders the outputs of `compiled`, compiled from the unit records and committed tree of `state`. */
+export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled, state: CompileState): Rendered {
+  const { spec, paths } = loaded;
+  const kept = new Set<string>();
+  for (const cluster of compiled.writtenClusters) for (const unit of Object.keys(compiled.units[cluster] ?? {})) if (!compiled.rendered.has(`${cluster}/${unit}`)) kept.add(`${cluster}/${unit}`);
+  // Kept units are neither read nor written; a shard leaves every other folder as it is.
+  const before = state.committedTree ?? readReplacedFiles(paths.outDir, compiled.writtenClusters, kept, !run.shard);
+  const tree = state.committedTree && run.shard ? mergeShardTree(state.committedTree, compiled.tree, compiled.writtenClusters) : compiled.tree;
+  // The delivery manifests follow the delivery units of every cluster (Flux's unit Kustomizations, Argo CD's sources).
+  const delivery = deliveryTree(spec, deliveryInput(paths.outDir, compiled.units, tree, compiled.writtenClusters));
+  const changes = diffTrees(before, tree);
+  // observe writes no dist/: its lock keeps the records of what dist/ holds (an input digest recorded
+  // for files not written would let the next synth skip them).
+  const lockText = renderLockFile(compiled.snapshot, run.mode === 'observe' ? state.records : compiled.units);
+  const lockChanged = readTextOrUndefined(paths.committedLock) !== lockText;
+  return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged };
+}
+
+const NAMESPACE_FILE = /(^|\/)namespace-[^/]+\.yaml$/;
+
+/**
+ * What the delivery manifests are rendered from: a unit folder entry for every recorded unit of every
+ * cluster, and the Namespaces of the base units (read from disk for the clusters this run leaves alone).
+ */
+function deliveryInput(outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>): FileTree {
+  const input: FileTree = new Map();
+  for (const [cluster, byUnit] of Object.entries(units)) for (const unit of Object.keys(byUnit)) input.set(`${cluster}/${unit}/kustomization.yaml`, '');
+  for (const [path, text] of tree) if (NAMESPACE_FILE.test(path)) input.set(path, text);
+  for (const cluster of Object.keys(units)) {
+    if (written.has(cluster)) continue;
+    for (const [p, text] of readTree(join(outDir, cluster, 'base'))) if (NAMESPACE_FILE.test(p)) input.set(`${cluster}/base/${p}`, text);
+  }
+  return input;
+}
+
+function readTextOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
