@@ -214,7 +214,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     // Shards compile from one shared observation; observing here would update targets that other
     // shards' sources also mirror, without recompiling them.
     if (!options.offline || mode === 'observe') {
-      return finish(ExitCode.INVALID_INPUT, '--source compiles from the lock alone: add --offline, after one "observe" run has updated the lock for every shard (see README "Sharding")');
+      return finish(ExitCode.INVALID_INPUT, '--source compiles from the lock alone: add --offline, after one "observe" run has updated the lock for every shard (see docs/ci.md, "Sharding large fleets")');
     }
   }
   facts = { ...facts, spec, snapshot: previous };
