@@ -20,10 +20,12 @@ export const ACCESS_USAGE = `usage: mirrorc access --kubeconfig-out <file> [--cl
   --kubeconfig <file>      admin kubeconfig; each cluster's admin context is the fleet's access context
                            (default: the cluster's access.kubeconfig, else $KUBECONFIG, else ~/.kube/config)
   --fleet <file>           fleet definition module (default: clusters/fleet.ts)
+  -h, --help               show this help
 
 exit codes: 0 written, 2 invalid input (nothing written), 4 a cluster could not be reached or refused (nothing written)`;
 
-const ACCESS_OPTIONS = {
+/** Options of `mirrorc access`, for `parseArgs`. */
+export const ACCESS_OPTIONS = {
   'kubeconfig-out': { type: 'string' },
   cluster: { type: 'string', multiple: true },
   duration: { type: 'string' },

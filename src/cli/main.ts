@@ -71,8 +71,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const wait = values.wait !== undefined ? Number(values.wait) : undefined;
   if (wait !== undefined && !(values.wait!.trim() !== '' && Number.isFinite(wait) && wait >= 0)) {
-    process.stderr.write(`error: --wait must be a number of seconds (0 or more), not "${values.wait}"\n`);
-    return ExitCode.INVALID_INPUT;
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--wait must be a number of seconds (0 or more), not "${values.wait}"`);
   }
   if (values.quiet && values.verbose) {
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, '--quiet and --verbose exclude each other');

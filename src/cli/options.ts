@@ -48,7 +48,7 @@ options:
   --offline            compile from the lock alone; contact no cluster
   --strict             fail, writing nothing, if any cluster cannot be observed, or if one service's
                        mirror cannot be compiled (long name, name clash, pinned IP) instead of skipping it
-  --confirm-removals   allow a large removal of mirrors (see README "Safety"), and accept targets that
+  --confirm-removals   allow a large removal of mirrors (see docs/safety/removals.md), and accept targets that
                        suddenly list no exported services
   --new-fleet          start without a lock although <out>/ has content (otherwise an error)
   --source <cluster>   compile only this source cluster (repeatable, or comma-separated); needs --offline;

@@ -13,7 +13,7 @@ export const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';
 /** Set by the StatefulSet controller on each pod: the pod's name. Selects exactly one replica. */
 export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 
-/** API version of the Multi-Cluster Services API objects mirrorc writes (KEP-1645; see README, "MCS-API output"). */
+/** API version of the Multi-Cluster Services API objects mirrorc writes (KEP-1645; see docs/modes/mcs.md). */
 export const MCS_API_VERSION = 'multicluster.x-k8s.io/v1alpha1';
 /** On MCS EndpointSlices: the ServiceImport (the exported service's name) the slice belongs to. */
 export const MCS_SERVICE_NAME_LABEL = 'multicluster.kubernetes.io/service-name';

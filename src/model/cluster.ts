@@ -15,7 +15,7 @@ export interface ClusterAccess {
   readonly context?: string;
 }
 
-/** Which gateway receives the cluster's multicluster traffic: Linkerd's, or any other (see README, "A gateway that need not be Linkerd's"). */
+/** Which gateway receives the cluster's multicluster traffic: Linkerd's, or any other (see docs/modes/gateway.md, "A gateway that need not be Linkerd's"). */
 export type GatewayKind = 'linkerd' | 'generic';
 
 /** Where to find the cluster's multicluster gateway, with optional fixed values. */

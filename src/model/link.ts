@@ -129,7 +129,7 @@ export interface LinkProps {
   /**
    * Write Multi-Cluster Services API objects instead of Linkerd mirrors for this link's gateway-mode
    * services: a `ServiceImport` per service (shared by every MCS link of the source) and one
-   * EndpointSlice per exporting cluster (see README, "MCS-API output").
+   * EndpointSlice per exporting cluster (see docs/modes/mcs.md).
    * @default false
    */
   readonly mcs?: boolean;

@@ -8,7 +8,7 @@ const ADVICE: Record<ObservationFailure, string> = {
   kubeconfig: 'check the cluster\'s access settings in the fleet definition (kubeconfig path and context) or pass --kubeconfig',
   unreachable: 'check that the API server is up and reachable from where synth runs',
   unauthorized: 'the credentials in the kubeconfig were rejected; refresh the token or certificate',
-  forbidden: 'apply the reader identity that synth writes into dist/<cluster>/ (ClusterRole mirrorc-observer), or grant yours the same rules; see README "Reader RBAC"',
+  forbidden: 'apply the reader identity that synth writes into dist/<cluster>/ (ClusterRole mirrorc-observer), or grant yours the same rules; see docs/reader-rbac.md',
   'api-error': 'the API server answered with an error; retry, and check its health',
   'over-budget': 'its last known state is kept; if the cluster really is this large or slow, raise that field of its observationBudget in the fleet definition (see docs/observation-budgets.md), otherwise check its API server',
 };

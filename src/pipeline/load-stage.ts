@@ -95,7 +95,7 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
     // Shards compile from one shared observation; observing here would update targets that other
     // shards' sources also mirror, without recompiling them.
     if (!options.offline || mode === 'observe') {
-      throw new InvalidInputError('--source compiles from the lock alone: add --offline, after one "observe" run has updated the lock for every shard (see README "Sharding")');
+      throw new InvalidInputError('--source compiles from the lock alone: add --offline, after one "observe" run has updated the lock for every shard (see docs/ci.md, "Sharding large fleets")');
     }
   }
   const staleLimit: StaleLimit | undefined = options.offline || maxStaleFlag === 'off' ? undefined

@@ -1,7 +1,9 @@
 /**
  * The library's synth: a fleet and its lock → the very files `mirrorc synth --offline` writes
- * (`dist/<cluster>/` with kustomization.yaml and the reader RBAC, `delivery/`, the lock). Pure: no
- * clock, network or file access. The CLI's run compiles through {@link compileFleetTree} as well.
+ * (`dist/<cluster>/` with kustomization.yaml and the reader RBAC, `delivery/`, the lock). It reads no
+ * clock, no network and none of the user's files; with a GitOpsDelivery it reads one file of mirrorc's
+ * own package, the bundled stock `argocd-cm` (see stock-argocd-cm.ts). The CLI's run compiles through
+ * {@link compileFleetTree} as well.
  */
 import { App } from 'cdk8s';
 import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-fleet.js';
@@ -148,7 +150,8 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
 }
 
 /**
- * The files `mirrorc synth --offline` writes for `fleet` and `snapshot`, byte for byte.
+ * The files `mirrorc synth --offline` writes for `fleet` and `snapshot`, byte for byte. No clock,
+ * network or user file is read; with a GitOpsDelivery, mirrorc's bundled stock `argocd-cm` is.
  * @throws CompileError when the fleet cannot be compiled
  * @throws FleetDefinitionError when the fleet definition is invalid
  */

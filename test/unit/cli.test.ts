@@ -214,3 +214,27 @@ test('npm run synth --offline (npm took --offline) is refused with the command t
     ws.remove();
   }
 });
+
+test('every refusal of the command line writes the --report file (an invalid --wait, --timeout, --quiet with --verbose)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mirrorc-cli-report-'));
+  try {
+    const cases: { args: string[]; error: RegExp }[] = [
+      { args: ['--wait', 'soon'], error: /--wait must be a number of seconds/ },
+      { args: ['--wait', ''], error: /--wait must be a number of seconds/ },
+      { args: ['--timeout', '0'], error: /--timeout must be a positive number/ },
+      { args: ['--quiet', '--verbose'], error: /--quiet and --verbose exclude each other/ },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const report = join(dir, `report-${i}.json`);
+      const run = mirrorc(['synth', '--offline', '--report', report, ...c.args]);
+      assert.equal(run.status, ExitCode.INVALID_INPUT, `${c.args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, c.error);
+      const written = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; error: string; command: string };
+      assert.equal(written.exitCode, ExitCode.INVALID_INPUT, c.args.join(' '));
+      assert.equal(written.command, 'synth');
+      assert.match(written.error, c.error);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,140 @@
+/**
+ * Generates docs/reference/cli.md from the definitions the command line parses and prints: the
+ * commands and options of `src/cli/options.ts` (`COMMANDS`, `CLI_OPTIONS`, `USAGE`), each command's
+ * help from `src/cli/command-help.ts`, `mirrorc access` from `src/cli/access-command.ts` and the exit
+ * codes of `src/cli/exit-codes.ts`. `npm run docs` writes the file; test/unit/docs-reference.test.ts
+ * fails when the committed file differs from what this produces.
+ *
+ * Run: `tsx scripts/cli-reference.ts [--check]` (`--check`: exit 1 when the committed file is out of date).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ACCESS_OPTIONS, ACCESS_USAGE } from '../src/cli/access-command.js';
+import { commandHelp, HELP_COMMANDS } from '../src/cli/command-help.js';
+import { ExitCode } from '../src/cli/exit-codes.js';
+import { CLI_OPTIONS, USAGE } from '../src/cli/options.js';
+
+/** Where the generated reference lives, relative to the repository root. */
+export const CLI_REFERENCE_FILE = 'docs/reference/cli.md';
+
+interface OptionConfig {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  readonly multiple?: boolean;
+}
+
+/** The entries of a usage text's option list: an entry starts with two spaces and a dash; deeper lines continue it. */
+function optionEntries(usage: string): { names: string[]; argument: string; description: string }[] {
+  const out: { names: string[]; argument: string; description: string }[] = [];
+  for (const line of usage.split('\n')) {
+    if (/^ {2}-/.test(line)) {
+      const [head = '', ...rest] = line.trim().split(/\s{2,}/);
+      const names = head.split(/,\s*/).map((n) => n.split(' ')[0]!);
+      const argument = /<[^>]+>/.exec(head)?.[0] ?? '';
+      out.push({ names, argument, description: rest.join(' ') });
+    } else if (/^ {4,}\S/.test(line) && out.length > 0 && !/^exit codes:/.test(line.trim())) {
+      const last = out[out.length - 1]!;
+      last.description = `${last.description} ${line.trim()}`.trim();
+    } else if (line.trim() === '' || /^\S/.test(line)) {
+      // a blank line or an unindented one ends the entry before it
+      if (out.length > 0) out.push({ names: [], argument: '', description: '' });
+    }
+  }
+  return out.filter((e) => e.names.length > 0);
+}
+
+/** A table cell: pipes escaped, one line. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\s+/g, ' ').trim();
+}
+
+/** The options table of one option set; throws when an option has no line in its usage text (the help would not show it). */
+function optionsTable(options: Readonly<Record<string, OptionConfig>>, usage: string, commandsOf: (flag: string) => string[] | undefined): string[] {
+  const entries = optionEntries(usage);
+  const header = commandsOf('--help') !== undefined ? ['| option | value | repeatable | commands | what it does |', '|---|---|---|---|---|'] : ['| option | value | repeatable | what it does |', '|---|---|---|---|'];
+  const rows = Object.entries(options).map(([name, config]) => {
+    const flag = `--${name}`;
+    const entry = entries.find((e) => e.names.includes(flag));
+    if (!entry) throw new Error(`option ${flag} is parsed but has no line in its usage text`);
+    const names = [...(config.short ? [`-${config.short}`] : []), flag].map((n) => `\`${n}\``).join(', ');
+    const value = config.type === 'boolean' ? '—' : entry.argument ? `\`${entry.argument}\`` : 'text';
+    const commands = commandsOf(flag);
+    return `| ${names} | ${value} | ${config.multiple ? 'yes' : ''} |${commands !== undefined ? ` ${commands.join(', ')} |` : ''} ${cell(entry.description)} |`;
+  });
+  return [...header, ...rows];
+}
+
+/** The exit codes with their meaning as the general usage states it, checked against `ExitCode`. */
+function exitCodeTable(): string[] {
+  const text = USAGE.slice(USAGE.indexOf('exit codes:') + 'exit codes:'.length).replace(/\s+/g, ' ').trim();
+  const meanings = new Map<number, string>();
+  const re = /(?:^|, )(\d) (.*?)(?=, \d |,?$)/g;
+  for (const m of text.matchAll(re)) meanings.set(Number(m[1]), m[2]!.replace(/,$/, ''));
+  const rows = Object.entries(ExitCode).map(([name, code]) => {
+    const meaning = meanings.get(code);
+    if (meaning === undefined) throw new Error(`exit code ${code} (ExitCode.${name}) is not explained in USAGE`);
+    return `| ${code} | \`${name}\` | ${cell(meaning)} |`;
+  });
+  return ['| code | `ExitCode` | meaning |', '|---|---|---|', ...rows];
+}
+
+/** docs/reference/cli.md, as the command line's definitions give it now. */
+export function renderCliReference(): string {
+  const helpCommands: readonly string[] = HELP_COMMANDS;
+  const helps = new Map(HELP_COMMANDS.map((c) => [c as string, commandHelp(c)]));
+  const commandsOf = (flag: string): string[] => [...helps].filter(([, help]) => new RegExp(`(^|[\\s,])${flag}(\\s|,|$)`, 'm').test(help)).map(([c]) => c);
+  const lines = [
+    '<!-- Generated by `npm run docs` (scripts/cli-reference.ts) from src/cli/options.ts, src/cli/command-help.ts,',
+    '     src/cli/access-command.ts and src/cli/exit-codes.ts. Do not edit: test/unit/docs-reference.test.ts fails when it is out of date. -->',
+    '',
+    '# CLI reference',
+    '',
+    'Every command, option and exit code of `mirrorc`, generated from the definitions the command line parses.',
+    'How to run it in a fleet repository (npm scripts, `--` before options, `npx --no-install`) and the conventions',
+    '(`--report -`, suggestions for typos) are in [the command line](../cli.md).',
+    '',
+    '```',
+    USAGE.slice(0, USAGE.indexOf('\n\noptions:')),
+    '```',
+    '',
+    '## Options',
+    '',
+    ...optionsTable(CLI_OPTIONS, USAGE, commandsOf),
+    '',
+    '## Exit codes',
+    '',
+    ...exitCodeTable(),
+    '',
+    // synth, plan, check and observe take the options of the table above; a command with other
+    // options (init) is shown with its whole help.
+    ...helpCommands.filter((c) => !helps.get(c)!.includes('\noptions:\n  --')).flatMap((c) => [`## mirrorc ${c}`, '', '```', helps.get(c)!, '```', '']),
+    '## mirrorc access',
+    '',
+    '```',
+    ACCESS_USAGE,
+    '```',
+    '',
+    ...optionsTable(ACCESS_OPTIONS, ACCESS_USAGE, () => undefined),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const text = renderCliReference();
+  if (process.argv.includes('--check')) {
+    let committed = '';
+    try {
+      committed = readFileSync(CLI_REFERENCE_FILE, 'utf8');
+    } catch {
+      // missing: out of date
+    }
+    if (committed !== text) {
+      process.stderr.write(`${CLI_REFERENCE_FILE} is out of date: run npm run docs\n`);
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(CLI_REFERENCE_FILE, text);
+    process.stdout.write(`wrote ${CLI_REFERENCE_FILE}\n`);
+  }
+}

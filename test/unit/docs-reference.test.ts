@@ -1,0 +1,39 @@
+/**
+ * The generated reference docs: docs/reference/cli.md is what scripts/cli-reference.ts produces from
+ * the command line's own definitions, and the library's API docs (TypeDoc) build without a warning.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import { ACCESS_OPTIONS } from '../../src/cli/access-command.js';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { CLI_OPTIONS } from '../../src/cli/options.js';
+import { CLI_REFERENCE_FILE, renderCliReference } from '../../scripts/cli-reference.js';
+
+test('docs/reference/cli.md is up to date with the CLI definitions (run npm run docs after changing them)', () => {
+  const committed = readFileSync(CLI_REFERENCE_FILE, 'utf8');
+  assert.equal(committed, renderCliReference(), `${CLI_REFERENCE_FILE} is out of date: run npm run docs and commit it`);
+});
+
+test('the CLI reference lists every option the command lines parse and every exit code', () => {
+  const text = renderCliReference();
+  for (const [name, option] of [...Object.entries(CLI_OPTIONS), ...Object.entries(ACCESS_OPTIONS)]) {
+    const short = 'short' in option ? `\`-${option.short}\`, ` : '';
+    assert.match(text, new RegExp(`^\\| ${short}\`--${name}\` \\|`, 'm'), `--${name} has no row`);
+  }
+  for (const [name, code] of Object.entries(ExitCode)) {
+    assert.match(text, new RegExp(`^\\| ${code} \\| \`${name}\` \\| \\S`, 'm'), `exit code ${code} has no row with a meaning`);
+  }
+  // The commands column comes from each command's help: plan and check do not wait for the run lock.
+  assert.match(text, /^\| `--wait` \| `<seconds>` \| {2}\| synth, observe \|/m);
+});
+
+test('the library API docs build with TypeDoc without a warning (typedoc.json treats warnings as errors)', () => {
+  const typedoc = join(dirname(createRequire(import.meta.url).resolve('typedoc/package.json')), 'bin', 'typedoc');
+  const run = spawnSync(process.execPath, [typedoc, '--emit', 'none'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, `typedoc failed:\n${run.stdout}\n${run.stderr}`);
+  assert.doesNotMatch(run.stdout + run.stderr, /\[warning\]|\[error\]/);
+});
