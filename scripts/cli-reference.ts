@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ACCESS_OPTIONS, ACCESS_USAGE } from '../src/cli/access-command.js';
 import { commandHelp, HELP_COMMANDS } from '../src/cli/command-help.js';
-import { ExitCode } from '../src/cli/exit-codes.js';
+import { ExitCode } from '../src/errors/exit-codes.js';
 import { CLI_OPTIONS, USAGE } from '../src/cli/options.js';
 
 /** Where the generated reference lives, relative to the repository root. */

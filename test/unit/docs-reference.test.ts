@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { ACCESS_OPTIONS } from '../../src/cli/access-command.js';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { CLI_OPTIONS } from '../../src/cli/options.js';
 import { CLI_REFERENCE_FILE, renderCliReference } from '../../scripts/cli-reference.js';
 
