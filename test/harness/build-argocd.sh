@@ -22,7 +22,9 @@
 # argo-cd's go.mod has replace directives (one of them to its local ./gitops-engine folder). A module
 # that requires it and repeats those replaces builds it; the ./gitops-engine replace becomes the
 # published github.com/argoproj/argo-cd/gitops-engine/v3 of the same version (3.6), or is dropped so
-# that the pseudo-version argo-cd requires is used (3.5: github.com/argoproj/argo-cd/gitops-engine).
+# that the pseudo-version argo-cd requires is used. That makes 3.5 and 3.4 unbuildable here: they
+# require github.com/argoproj/argo-cd/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627, which the
+# module proxy refuses (403 "This module version is not available"; docs/argocd.md, "Argo CD versions").
 set -euo pipefail
 
 need_assets() {
