@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds a real Argo CD (the one `argocd` binary that is the repo-server, the application-controller
-# and the applicationset-controller) from Go modules, plus what its container image bundles and the
+# Builds a real Argo CD (one `argocd` binary that is the repo-server, the application-controller
+# and the applicationset-controller: Argo CD's own commands behind argocd-main/main.go next to this
+# file, which links only those, not the API server, CLI, Dex or notifications) from Go modules, plus what its container image bundles and the
 # repo-server execs: kustomize, git-verify-wrapper.sh and gpg-wrapper.sh; and copies Argo CD's own
 # manifests/install.yaml. Caches it all outside the repository. Prints the directory holding
 # `argocd`, `kustomize`, the two wrapper scripts and `install.yaml` on its last line.
@@ -13,11 +14,17 @@
 #   KUSTOMIZE_VERSION     sigs.k8s.io/kustomize/kustomize/v5 version (default below: Argo CD 3.6.1 pins
 #                         5.8.3, one of whose dependencies' pseudo-versions the module proxy refuses)
 #
+# Why a main of our own: Argo CD's cmd/main.go links every component; the harness runs three. Linking
+# only those cuts the cold build (the API server alone pulls in Dex, the UI assets and the notifications
+# engine). The main's hash is part of the cache key: a changed main.go is a new build folder.
+#
 # Why a wrapper module: `go install github.com/argoproj/argo-cd/v3/cmd@v3.6.1` is refused because
 # argo-cd's go.mod has replace directives (one of them to its local ./gitops-engine folder). A module
 # that requires it and repeats those replaces builds it; the ./gitops-engine replace becomes the
 # published github.com/argoproj/argo-cd/gitops-engine/v3 of the same version (3.6), or is dropped so
-# that the pseudo-version argo-cd requires is used (3.5: github.com/argoproj/argo-cd/gitops-engine).
+# that the pseudo-version argo-cd requires is used. That makes 3.5 and 3.4 unbuildable here: they
+# require github.com/argoproj/argo-cd/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627, which the
+# module proxy refuses (403 "This module version is not available"; docs/argocd.md, "Argo CD versions").
 set -euo pipefail
 
 need_assets() {
@@ -35,9 +42,12 @@ fi
 VERSION="${ARGOCD_VERSION:-3.6.1}"
 KVERSION="${KUSTOMIZE_VERSION:-5.8.2}"
 MODULE=github.com/argoproj/argo-cd/v3
+HERE="$(cd "$(dirname "$0")" && pwd)"
+MAIN="$HERE/argocd-main/main.go"
+MAINKEY="$(sha256sum "$MAIN" | cut -c1-12)"
 CACHE="${KUBE_TEST_BINS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kube-test-bins}"
-SRC="$CACHE/src-argocd-v$VERSION"
-OUT="$CACHE/argocd-v$VERSION-kustomize-v$KVERSION"
+SRC="$CACHE/src-argocd-v$VERSION-main-$MAINKEY"
+OUT="$CACHE/argocd-v$VERSION-main-$MAINKEY-kustomize-v$KVERSION"
 export GOTOOLCHAIN="${ARGOCD_GOTOOLCHAIN:-go1.27.3}" CGO_ENABLED=0
 
 # The binaries are moved into place last, so a present OUT means a finished build.
@@ -50,7 +60,7 @@ command -v go >/dev/null || { echo "go is not installed: the Argo CD tests build
 # Several test processes may call this at once: one builds, the others wait and then reuse it.
 mkdir -p "$CACHE"
 if command -v flock >/dev/null; then
-  exec 9>"$CACHE/.build-argocd-v$VERSION-kustomize-v$KVERSION.lock"
+  exec 9>"$CACHE/.build-argocd-v$VERSION-main-$MAINKEY-kustomize-v$KVERSION.lock"
   flock 9
   if cached; then echo "$OUT"; exit 0; fi
 fi
@@ -58,7 +68,7 @@ fi
 rm -rf "$OUT.tmp"
 mkdir -p "$SRC/download" "$OUT.tmp"
 start=$(date +%s)
-echo "building Argo CD v$VERSION and kustomize v$KVERSION into $OUT (first build takes 15-25 minutes)" >&2
+echo "building Argo CD v$VERSION and kustomize v$KVERSION into $OUT (a cold build takes tens of minutes)" >&2
 
 # Downloads run in an empty folder outside any module: module@version lookups only.
 ADIR="$(cd "$SRC/download" && go mod download -json "$MODULE@v$VERSION" | sed -n 's/.*"Dir": "\([^"]*\)".*/\1/p')"
@@ -82,15 +92,16 @@ REPLACES="$(awk '
   echo "require $MODULE v$VERSION"; echo
   echo "replace ("
   printf '%s\n' "$REPLACES" | sed 's/^/\t/'
-  echo ")"; echo
-  echo "tool $MODULE/cmd"
+  echo ")"
 } > "$SRC/go.mod"
+cp "$MAIN" "$SRC/main.go"
+chmod u+w "$SRC/main.go"
 # Start from Argo CD's own checksums so tidy resolves the versions it was released with;
 # -e: a few test-only dependencies of its dependencies are refused by the module proxy.
 cp "$ADIR/go.sum" "$SRC/go.sum"
 chmod u+w "$SRC/go.sum"
 (cd "$SRC" && go mod tidy -e >&2)
-(cd "$SRC" && go build -trimpath -ldflags "-s -w -X $MODULE/common.version=$VERSION" -o "$OUT.tmp/argocd" "$MODULE/cmd" >&2)
+(cd "$SRC" && go build -trimpath -ldflags "-s -w -X $MODULE/common.version=$VERSION" -o "$OUT.tmp/argocd" . >&2)
 
 # kustomize: a plain module without replace directives; built in its own empty folder so
 # `go install module@version` resolves it alone.
@@ -99,7 +110,7 @@ chmod u+w "$SRC/go.sum"
 cp "$ADIR/hack/git-verify-wrapper.sh" "$ADIR/hack/gpg-wrapper.sh" "$ADIR/manifests/install.yaml" "$OUT.tmp/"
 chmod -R u+w "$OUT.tmp"
 chmod +x "$OUT.tmp/git-verify-wrapper.sh" "$OUT.tmp/gpg-wrapper.sh"
-echo "argocd: $MODULE@v$VERSION ./cmd (gitops-engine: github.com/argoproj/argo-cd/gitops-engine/v3@v$VERSION), built with $(go version | cut -d' ' -f3); kustomize: sigs.k8s.io/kustomize/kustomize/v5@v$KVERSION; git-verify-wrapper.sh, gpg-wrapper.sh, install.yaml: from $MODULE@v$VERSION" > "$OUT.tmp/SOURCE"
+echo "argocd: test/harness/argocd-main/main.go ($MAINKEY) over $MODULE@v$VERSION cmd/{argocd-repo-server,argocd-application-controller,argocd-applicationset-controller,argocd-git-ask-pass}/commands (gitops-engine: github.com/argoproj/argo-cd/gitops-engine/v3@v$VERSION), built with $(go version | cut -d' ' -f3); kustomize: sigs.k8s.io/kustomize/kustomize/v5@v$KVERSION; git-verify-wrapper.sh, gpg-wrapper.sh, install.yaml: from $MODULE@v$VERSION" > "$OUT.tmp/SOURCE"
 
 rm -rf "$OUT"
 mv "$OUT.tmp" "$OUT"

@@ -21,7 +21,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { FleetDefinition } from '../../src/load/load-fleet.js';
 import { APPLICATION_SET_REFRESH_ANNOTATION, COMPARE_OPTIONS_ANNOTATION, REFRESH_ANNOTATION } from '../../src/contract/argocd.js';
-import { MANAGED_LABEL } from '../../src/contract/mirrorc.js';
+import { MANAGED_LABEL, MANAGED_VALUE } from '../../src/contract/mirrorc.js';
 import { APPLICATION_SET_NAME, ARGOCD_CLUSTERS_FOLDER } from '../../src/delivery/argocd-application-set.js';
 import { ARGOCD_CM_COMPONENT_DIRS, ARGOCD_CM_PATCH_FILES, ARGOCD_CM_VALUES_FILES } from '../../src/delivery/delivery-files.js';
 import { readTree } from '../../src/emit/write-output.js';
@@ -58,6 +58,47 @@ const defineFleet: FleetDefinition = (fleet) => {
 };
 
 interface Manifest { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }
+
+/**
+ * A probe Application (not mirrorc's; manual sync, so it only compares) whose git folder holds one
+ * object of every kind the stock argocd-cm excludes, plus an Endpoints and an EndpointSlice with and
+ * without mirrorc's label. Argo CD's controller names in an ExcludedResourceWarning each git object it
+ * drops as excluded ("Resource <group>/<Kind> <name> is excluded in the settings") and each one a
+ * resource selector keeps it from watching ("… does not match the resource selector …"), so the
+ * probe's conditions say how Argo CD itself reads the argocd-cm in place.
+ */
+const PROBE_APP = 'argocd-cm-probe';
+const PROBE_FOLDER = 'argocd-cm-probe';
+interface ProbeObject { group: string; kind: string; name: string; managed: boolean }
+
+/** group/Kind of every rule of the stock `resource.exclusions`, but the rule that hides Endpoints/EndpointSlices. */
+function otherStockExclusions(stockCmYaml: string): { group: string; kind: string }[] {
+  const rules = parse(parse(stockCmYaml).data['resource.exclusions']) as { apiGroups: string[]; kinds: string[] }[];
+  return rules.filter((r) => !r.kinds.includes('EndpointSlice') && !r.kinds.includes('Endpoints'))
+    .flatMap((r) => r.apiGroups.flatMap((group) => r.kinds.map((kind) => ({ group, kind }))));
+}
+
+function probeObjects(stockCmYaml: string): ProbeObject[] {
+  const others = otherStockExclusions(stockCmYaml).map(({ group, kind }) => ({ group, kind, name: `probe-${group.replace(/\./g, '-')}-${kind.toLowerCase()}`, managed: false }));
+  const endpoints = [['', 'Endpoints'], ['discovery.k8s.io', 'EndpointSlice']].flatMap(([group, kind]) =>
+    [false, true].map((managed) => ({ group: group!, kind: kind!, name: `probe-${kind!.toLowerCase()}-${managed ? 'managed' : 'unlabelled'}`, managed })));
+  return [...others, ...endpoints];
+}
+
+/** The probe's ExcludedResourceWarning messages Argo CD's controller writes when `endpoints` is how argocd-cm treats Endpoints/EndpointSlices. */
+function expectedProbeWarnings(objects: readonly ProbeObject[], endpoints: 'excluded' | 'all' | 'managed-only'): string[] {
+  return objects.flatMap((o) => {
+    const isEndpoint = o.kind === 'Endpoints' || o.kind === 'EndpointSlice';
+    const excludedMsg = `Resource ${o.group}/${o.kind} ${o.name} is excluded in the settings`;
+    if (!isEndpoint || endpoints === 'excluded') return [excludedMsg];
+    if (endpoints === 'managed-only' && !o.managed) {
+      return [`Resource ${o.group}/${o.kind} ${o.name} does not match the resource selector "${MANAGED_LABEL}=${MANAGED_VALUE}" in the settings and will not be watched; it will appear as OutOfSync`];
+    }
+    return [];
+  }).sort();
+}
+
+const probeWarnings = (a: LiveApplication): string[] => (a.status?.conditions ?? []).filter((c) => c.type === 'ExcludedResourceWarning').map((c) => c.message ?? '').sort();
 
 
 const excluded = (a: LiveApplication): boolean => (a.status?.conditions ?? []).some((c) => c.type === 'ExcludedResourceWarning');
@@ -154,6 +195,13 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
   const restartAndRefresh = async (): Promise<void> => {
     await argo!.restartController();
     for (const cluster of CLUSTERS) await argo!.refresh(app(cluster), 'hard');
+    await argo!.refresh(PROBE_APP, 'hard');
+  };
+  /** Waits until the probe Application's ExcludedResourceWarnings are exactly those of `endpoints` (all of one comparison). */
+  const probeShows = (endpoints: 'excluded' | 'all' | 'managed-only'): Promise<LiveApplication> => {
+    const want = expectedProbeWarnings(probeObjects(stockArgoCdCm), endpoints);
+    return argo!.waitForApplication(PROBE_APP, `report exactly the ExcludedResourceWarnings of ${endpoints} endpoints:\n${want.join('\n')}`,
+      (a) => JSON.stringify(probeWarnings(a)) === JSON.stringify(want));
   };
   /** Replaces argocd-cm by `manifest` (a whole ConfigMap), restarts and refreshes. */
   const setArgoCdCm = async (manifest: string): Promise<void> => {
@@ -178,6 +226,21 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     const run = await ws.synth();
     assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
     assert.deepEqual(parse(ws.files().get('london/shop/endpointslice-idle-paris-ipv4.yaml')!).endpoints, [], 'a mirror with `endpoints: []`');
+    // (the probe: one object of each kind the stock argocd-cm excludes, and Endpoints/EndpointSlices with and without our label)
+    const probeRoot = mkdtempSync(join(tmpdir(), 'argocd-probe-'));
+    mkdirSync(join(probeRoot, PROBE_FOLDER));
+    for (const o of probeObjects(stockArgoCdCm)) {
+      writeFileSync(join(probeRoot, PROBE_FOLDER, `${o.name}.yaml`), JSON.stringify({
+        apiVersion: o.group === '' ? 'v1' : `${o.group}/v1`, kind: o.kind,
+        metadata: { name: o.name, namespace: PROBE_FOLDER, ...(o.managed ? { labels: { [MANAGED_LABEL]: MANAGED_VALUE } } : {}) },
+      }));
+    }
+    await argo!.repo.publish(probeRoot, [PROBE_FOLDER]);
+    rmSync(probeRoot, { recursive: true, force: true });
+    await argo!.kubectl(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: PROBE_APP, namespace: argo!.namespace },
+      spec: { project: 'default', source: { repoURL: argo!.repo.url, targetRevision: 'main', path: PROBE_FOLDER }, destination: { name: ARGOCD_NAMES.london, namespace: PROBE_FOLDER } },
+    }));
     // WHEN CI commits and the platform team applies the generated AppProject and ApplicationSet
     const revision = await commit();
     const delivery = join(ws.dir, 'delivery', 'argocd');
@@ -194,6 +257,12 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     assert.deepEqual(endpointKinds(london), []);
     await assert.rejects(fleet!.kubectl('london', ['get', 'endpoints', 'web-paris', '-n', 'shop']), /NotFound/);
     assert.ok((await managed('london')).has('Service/shop/web-paris'));
+    // AND only those of our kinds: Argo CD lists every other object of dist/london
+    const id = (kind: string, namespace: string | undefined, name: string): string => `${kind}/${namespace ?? ''}/${name}`;
+    assert.deepEqual((london.status?.resources ?? []).map((r) => id(r.kind, r.namespace, r.name)).sort(),
+      (await built('london')).filter((o) => o.kind !== 'Endpoints' && o.kind !== 'EndpointSlice').map((o) => id(o.kind, o.metadata.namespace, o.metadata.name)).sort());
+    // AND Argo CD's own reading of the stock argocd-cm (the probe): every kind of its rules excluded, both endpoint kinds too
+    await probeShows('excluded');
   });
 
   test('each generated argocd-cm change (patch, Helm values, kustomize Component; both variants) lets them through: Synced, Healthy, live = git', async (t) => {
@@ -229,6 +298,7 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
           // GIVEN the stock argocd-cm: Endpoints and EndpointSlices hidden
           await setArgoCdCm(stockCm());
           await argo!.waitForApplication(app('london'), 'report ExcludedResourceWarning', (a) => excluded(a) && endpointKinds(a).length === 0);
+          await probeShows('excluded');
           // WHEN the platform team applies the change in this form (and restarts the controller)
           const manifest = await change();
           if (manifest) await argo!.kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=platform-team', '-f', '-'], manifest);
@@ -241,6 +311,8 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
           const london = await argo!.application(app('london'));
           assert.ok(endpointKinds(london).includes('EndpointSlice/shop/idle-paris-ipv4'), endpointKinds(london).join('\n'));
           assert.ok(endpointKinds(london).includes('Endpoints/shop/web-paris'), endpointKinds(london).join('\n'));
+          // AND Argo CD still excludes every other kind of the stock rules; the managed-only variant watches only labelled endpoints
+          await probeShows(form.includes('managed-endpoints-only') ? 'managed-only' : 'all');
         });
       }
     } finally {
