@@ -25,7 +25,7 @@ export function synthTargets(results: readonly SynthMeasurement[]): string[] {
   const lines: string[] = [];
   const big = find('20x500', 'cold');
   if (big) {
-    lines.push(`${verdict(big.wallMs < 15_000)} 20x500 cold synth < 15 s wall: ${seconds(big.wallMs)} s`);
+    lines.push(`${verdict(big.wallMs < 30_000)} 20x500 cold synth < 30 s wall (issue 18): ${seconds(big.wallMs)} s`);
     lines.push(`${verdict(big.peakRssMiB < 1024)} 20x500 cold synth peak RSS < 1 GiB: ${count(big.peakRssMiB)} MiB`);
   }
   // 2x the input (clusters x services) should take at most 2.1x the time.

@@ -62,8 +62,9 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
   const compile = (s: FleetSnapshot, onCompiled?: () => void): CompiledTree => {
     const result = compileFleetTree(spec, s, compileOptions, onCompiled, committedTree, options.maxUnitObjects, incremental);
     if (!owned) return result;
+    // Other clusters keep the records the lock has (a folder adopted for this run alone is adopted again by the next).
     const units: UnitRecords = {};
-    for (const [cluster, byUnit] of Object.entries(records)) if (!owned.has(cluster)) units[cluster] = byUnit;
+    for (const [cluster, byUnit] of Object.entries(loaded.previousUnits ?? {})) if (!owned.has(cluster)) units[cluster] = byUnit;
     for (const [cluster, byUnit] of Object.entries(result.units)) if (owned.has(cluster)) units[cluster] = byUnit;
     return { ...result, units };
   };
@@ -75,7 +76,7 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
     appendAll(heldBackWarnings, held.warnings);
   }
   mark('render');
-  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms (${result.rendered.size} units rendered)`);
+  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
   const warnings = [...result.warnings];
   appendAll(warnings, heldBackWarnings);
   const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;

@@ -45,9 +45,9 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   // The delivery manifests follow the delivery units of every cluster (Flux's unit Kustomizations, Argo CD's sources).
   const delivery = deliveryTree(spec, deliveryInput(paths.outDir, compiled.units, tree, compiled.writtenClusters));
   const changes = diffTrees(before, tree);
-  // observe writes no dist/: its lock keeps the records of what dist/ holds (an input digest recorded
-  // for files not written would let the next synth skip them).
-  const lockText = renderLockFile(compiled.snapshot, run.mode === 'observe' ? state.records : compiled.units);
+  // observe writes no dist/: its lock keeps the records as read (an input digest recorded for files
+  // not written would let the next synth skip them). A shard records its own folders' units.
+  const lockText = renderLockFile(compiled.snapshot, run.mode === 'observe' ? (loaded.previousUnits ?? state.records) : compiled.units);
   const lockChanged = readTextOrUndefined(paths.committedLock) !== lockText;
   return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged };
 }

@@ -15,6 +15,7 @@ import { summaryLines } from '../report/summary.js';
 import { commitStage } from './commit-stage.js';
 import { compileStage, type CompileState } from './compile-stage.js';
 import { withAdoptedFolders } from '../state/unit-folders.js';
+import type { UnitRecords } from '../state/lock-document.js';
 import { removalGuard, staleLimitGuard } from './guard-stage.js';
 import { loadStage } from './load-stage.js';
 import { observeStage, type Observed } from './observe-stage.js';
@@ -78,8 +79,9 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     for (const w of warnings) log.always(`warning: ${w}`);
 
     const rendered = renderStage(run, loaded, compiled, state);
-    facts = { ...facts, warnings, tree: rendered.tree, changes: rendered.changes, lockChanged: rendered.lockChanged };
-    const removals = removalGuard(run, state.records, compiled.units);
+    facts = { ...facts, warnings, tree: rendered.tree, filesPerCluster: filesPerCluster(compiled.units), changes: rendered.changes, lockChanged: rendered.lockChanged };
+    // A shard removes nothing outside its folders: the others count as they are.
+    const removals = removalGuard(run, state.records, shard ? { ...state.records, ...compiled.units } : compiled.units);
     mark('diff');
 
     const wrote = commitStage(run, loaded, compiled, rendered, rendered.before, removals);
@@ -89,4 +91,9 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     if (e instanceof MirrorcError) return finish(e.exitCode, e.message);
     throw e;
   }
+}
+
+/** Files per cluster folder the unit records describe: each unit's files and the cluster's kustomization.yaml. */
+function filesPerCluster(units: UnitRecords): Map<string, number> {
+  return new Map(Object.entries(units).map(([cluster, byUnit]) => [cluster, 1 + Object.values(byUnit).reduce((n, r) => n + r.files.count, 0)]));
 }

@@ -85,6 +85,8 @@ export interface RunFacts {
   readonly changes: readonly ClusterChanges[];
   /** The complete output tree the run wrote or compared; absent when it did not compile. */
   readonly tree?: FileTree;
+  /** Files per cluster folder after the run (kept units included), when `tree` holds only what the run rendered. @default counted in `tree` */
+  readonly filesPerCluster?: ReadonlyMap<string, number>;
   readonly lockChanged: boolean;
   readonly warnings: readonly string[];
 }
@@ -114,7 +116,7 @@ export function buildRunReport(facts: RunFacts): RunReport {
     const change = facts.changes.find((c) => c.cluster === cluster);
     const added = change?.added ?? [];
     const changed = change?.changed ?? [];
-    const files = [...(facts.tree?.keys() ?? [])].filter((p) => p.startsWith(`${cluster}/`)).length;
+    const files = facts.filesPerCluster?.get(cluster) ?? [...(facts.tree?.keys() ?? [])].filter((p) => p.startsWith(`${cluster}/`)).length;
     return {
       ...state(cluster, 'source'),
       compiled: compiled(cluster),

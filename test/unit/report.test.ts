@@ -12,12 +12,12 @@ test('the report of a plan lists, per source, exactly the changed files, and per
   try {
     // GIVEN the lock records a new gateway address for east, and a stale paris since a known time
     ws.editLock('198.51.100.7', '198.51.100.8');
-    ws.editLock('"format": 1,', '"format": 1,\n  "staleSince": { "targets": { "paris": "2025-03-01T10:00:00Z" } },');
+    ws.editLock('"observed": {', '"observed": {\n    "staleSince": { "targets": { "paris": "2025-03-01T10:00:00Z" } },');
     const reportFile = join(ws.dir, 'report.json');
     // The counts come from the fixture: a target's services in the lock; a source's files in the
     // committed dist/ (plan writes nothing, and this change adds and removes no file) but the changed ones.
     const lock = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
-    const exported = (cluster: string): number => lock.targets[cluster].services.length;
+    const exported = (cluster: string): number => lock.observed.targets[cluster].services.length;
     const filesOf = (cluster: string): number => readdirSync(join(ws.outDir, cluster), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
     const westChanged = ['from-east/shop/endpoints-payments-east.yaml', 'from-east/shop/endpointslice-payments-east-ipv4.yaml'];
     const targetCounts = Object.fromEntries(['ap', 'east', 'eu', 'lyon', 'oslo', 'paris', 'us', 'west'].map((c) => [c, exported(c)]));

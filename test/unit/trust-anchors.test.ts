@@ -70,7 +70,7 @@ describe('the lock holds fingerprints, subjects and expiry only', () => {
     const path = join(dir, 'roots.lock.json');
     const snap = fleetSnapshot({ s: [rootA], x: [rootA, rootB] });
     writeFileSync(path, renderLockFile(snap));
-    assert.deepEqual(readLockFile(path), JSON.parse(renderLockFile(snap)));
+    assert.deepEqual(readLockFile(path), JSON.parse(JSON.stringify(snap)));
     assert.ok(!readFileSync(path, 'utf8').includes('BEGIN CERTIFICATE'));
     const body = ROOT_A.split('\n')[1]!;
     assert.ok(!readFileSync(path, 'utf8').includes(body.slice(0, 20)));
@@ -85,12 +85,12 @@ describe('the lock holds fingerprints, subjects and expiry only', () => {
   test('GIVEN a lock whose trust root carries a PEM or a malformed fingerprint WHEN read THEN it is rejected naming the path', () => {
     const path = join(dir, 'bad.lock.json');
     const lock = JSON.parse(renderLockFile(fleetSnapshot({ x: [rootA] })));
-    lock.targets.x.trustRoots[0].pem = ROOT_A;
+    lock.observed.targets.x.trustRoots[0].pem = ROOT_A;
     writeFileSync(path, JSON.stringify(lock));
-    assert.throws(() => readLockFile(path), (e: unknown) => e instanceof LockFileError && /\$\.targets\.x\.trustRoots\[0\]: unknown field "pem"/.test(e.message));
-    lock.targets.x.trustRoots[0] = { ...rootA, fingerprint: 'abc' };
+    assert.throws(() => readLockFile(path), (e: unknown) => e instanceof LockFileError && /\$\.observed\.targets\.x\.trustRoots\[0\]: unknown field "pem"/.test(e.message));
+    lock.observed.targets.x.trustRoots[0] = { ...rootA, fingerprint: 'abc' };
     writeFileSync(path, JSON.stringify(lock));
-    assert.throws(() => readLockFile(path), (e: unknown) => e instanceof LockFileError && /\$\.targets\.x\.trustRoots\[0\]\.fingerprint: "abc" is not a SHA-256 fingerprint/.test(e.message));
+    assert.throws(() => readLockFile(path), (e: unknown) => e instanceof LockFileError && /\$\.observed\.targets\.x\.trustRoots\[0\]\.fingerprint: "abc" is not a SHA-256 fingerprint/.test(e.message));
     rmSync(dir, { recursive: true, force: true });
   });
 });
