@@ -20,11 +20,11 @@ export class LockFileError extends InvalidInputError {
   }
 }
 
-/** Reads the lock; a missing file is an empty snapshot. */
-export function readLockFile(path: string): FleetSnapshot {
+/** Reads the lock (through `readText`, default node:fs); a missing file is an empty snapshot. */
+export function readLockFile(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): FleetSnapshot {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readText(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return emptySnapshot();
     throw new LockFileError(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);

@@ -3,8 +3,8 @@
  * committed: the whole `dist/` tree (a shard's folders merged into the committed tree), the
  * `delivery/` tree that follows its units, and the lock's text.
  */
-import { readFileSync } from 'node:fs';
 import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
+import type { FsHost } from '../emit/fs-host.js';
 import type { FileTree } from '../emit/render-files.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
@@ -37,7 +37,7 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   const delivery = deliveryTree(spec, tree);
   const changes = diffTrees(before, tree);
   const lockText = renderLockFile(compiled.snapshot);
-  const lockChanged = readTextOrUndefined(paths.committedLock) !== lockText;
+  const lockChanged = readTextOrUndefined(run.host, paths.committedLock) !== lockText;
   return { tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged };
 }
 
@@ -47,9 +47,9 @@ function nonSourceClusters(spec: FleetSpec): string[] {
   return spec.clusters.map((c) => c.name).filter((c) => !sources.has(c));
 }
 
-function readTextOrUndefined(path: string): string | undefined {
+function readTextOrUndefined(host: FsHost, path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return host.readFile(path);
   } catch {
     return undefined;
   }

@@ -69,7 +69,7 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     }
 
     // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
-    const before = readCommittedTree(loaded.paths.outDir);
+    const before = readCommittedTree(loaded.paths.outDir, loaded.paths.outDir, run.host);
     const compiled = compileStage(run, loaded, observed.snapshot, before);
     const warnings = [...observed.warnings, ...compiled.warnings, ...deliveryWarnings(loaded.spec)];
     for (const w of warnings) log.always(`warning: ${w}`);
