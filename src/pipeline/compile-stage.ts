@@ -56,7 +56,7 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
   const isolation = { strict: options.strict ?? false, previousOwners: recordOwnerLookup(records), previousMirrors: recordMirrorLookup(records), now: new Date(compileStarted) };
   const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
   // synth and observe skip unit families whose inputs did not change and whose folders are intact.
-  const incremental = { records, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir) } : {}) };
+  const incremental = { records, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir, run.host) } : {}) };
   // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
   const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
   const compile = (s: FleetSnapshot, onCompiled?: () => void): CompiledTree => {

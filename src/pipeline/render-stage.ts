@@ -5,9 +5,9 @@
  * `delivery/` tree that follows every cluster's units, and the lock's text. plan and check compare
  * the whole committed output (a shard's folders merged into it).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
+import type { FsHost } from '../emit/fs-host.js';
 import { readTree } from '../emit/read-tree.js';
 import type { FileTree } from '../emit/render-files.js';
 import { renderLockFile } from '../observe/lock-file.js';
@@ -40,15 +40,15 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   const kept = new Set<string>();
   for (const cluster of compiled.writtenClusters) for (const unit of Object.keys(compiled.units[cluster] ?? {})) if (!compiled.rendered.has(`${cluster}/${unit}`)) kept.add(`${cluster}/${unit}`);
   // Kept units are neither read nor written; a shard leaves every other folder as it is.
-  const before = state.committedTree ?? readReplacedFiles(paths.outDir, compiled.writtenClusters, kept, !run.shard);
+  const before = state.committedTree ?? readReplacedFiles(paths.outDir, compiled.writtenClusters, kept, !run.shard, run.host);
   const tree = state.committedTree && run.shard ? mergeShardTree(state.committedTree, compiled.tree, compiled.writtenClusters) : compiled.tree;
   // The delivery manifests follow the delivery units of every cluster (Flux's unit Kustomizations, Argo CD's sources).
-  const delivery = deliveryTree(spec, deliveryInput(paths.outDir, compiled.units, tree, compiled.writtenClusters));
+  const delivery = deliveryTree(spec, deliveryInput(run.host, paths.outDir, compiled.units, tree, compiled.writtenClusters));
   const changes = diffTrees(before, tree);
   // observe writes no dist/: its lock keeps the records as read (an input digest recorded for files
   // not written would let the next synth skip them). A shard records its own folders' units.
   const lockText = renderLockFile(compiled.snapshot, run.mode === 'observe' ? (loaded.previousUnits ?? state.records) : compiled.units);
-  const lockChanged = readTextOrUndefined(paths.committedLock) !== lockText;
+  const lockChanged = readTextOrUndefined(run.host, paths.committedLock) !== lockText;
   return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged };
 }
 
@@ -58,20 +58,20 @@ const NAMESPACE_FILE = /(^|\/)namespace-[^/]+\.yaml$/;
  * What the delivery manifests are rendered from: a unit folder entry for every recorded unit of every
  * cluster, and the Namespaces of the base units (read from disk for the clusters this run leaves alone).
  */
-function deliveryInput(outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>): FileTree {
+function deliveryInput(host: FsHost, outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>): FileTree {
   const input: FileTree = new Map();
   for (const [cluster, byUnit] of Object.entries(units)) for (const unit of Object.keys(byUnit)) input.set(`${cluster}/${unit}/kustomization.yaml`, '');
   for (const [path, text] of tree) if (NAMESPACE_FILE.test(path)) input.set(path, text);
   for (const cluster of Object.keys(units)) {
     if (written.has(cluster)) continue;
-    for (const [p, text] of readTree(join(outDir, cluster, 'base'))) if (NAMESPACE_FILE.test(p)) input.set(`${cluster}/base/${p}`, text);
+    for (const [p, text] of readTree(join(outDir, cluster, 'base'), host)) if (NAMESPACE_FILE.test(p)) input.set(`${cluster}/base/${p}`, text);
   }
   return input;
 }
 
-function readTextOrUndefined(path: string): string | undefined {
+function readTextOrUndefined(host: FsHost, path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return host.readFile(path);
   } catch {
     return undefined;
   }

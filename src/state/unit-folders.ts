@@ -3,8 +3,9 @@
  * and sizes against the lock's record, no file read), and reading only the folders a run replaces.
  * Callers hold the run lock and have completed any interrupted write first.
  */
-import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { NODE_FS_HOST } from '../emit/durable-fs.js';
+import type { FsHost } from '../emit/fs-host.js';
 import type { FileTree } from '../emit/render-files.js';
 import { readTree } from '../emit/read-tree.js';
 import type { UnitFiles, UnitRecords } from './lock-document.js';
@@ -12,12 +13,12 @@ import { treeUnitRecords } from './adopt-dist.js';
 import { filesRecord } from './unit-inventory.js';
 
 /** Whether `dir` holds exactly the files `files` records (names and sizes; a link, a missing or an extra file fails). */
-export function folderMatches(dir: string, files: UnitFiles): boolean {
+export function folderMatches(dir: string, files: UnitFiles, host: FsHost = NODE_FS_HOST): boolean {
   const sizes: [string, number][] = [];
   const walk = (rel: string): boolean => {
     let entries;
     try {
-      entries = readdirSync(rel === '' ? dir : join(dir, rel), { withFileTypes: true });
+      entries = host.readdirEntries(rel === '' ? dir : join(dir, rel));
     } catch {
       return false;
     }
@@ -26,7 +27,9 @@ export function folderMatches(dir: string, files: UnitFiles): boolean {
       if (entry.isDirectory()) {
         if (!walk(relPath)) return false;
       } else if (entry.isFile()) {
-        sizes.push([relPath, lstatSync(join(dir, relPath)).size]);
+        const stats = host.lstat(join(dir, relPath));
+        if (stats === undefined) return false;
+        sizes.push([relPath, stats.size]);
         if (sizes.length > files.count) return false;
       } else return false;
     }
@@ -39,8 +42,8 @@ export function folderMatches(dir: string, files: UnitFiles): boolean {
 }
 
 /** The integrity check of the unit folders of `outDir`. */
-export function unitFolderCheck(outDir: string): (cluster: string, unit: string, files: UnitFiles) => boolean {
-  return (cluster, unit, files) => folderMatches(join(outDir, cluster, unit), files);
+export function unitFolderCheck(outDir: string, host: FsHost = NODE_FS_HOST): (cluster: string, unit: string, files: UnitFiles) => boolean {
+  return (cluster, unit, files) => folderMatches(join(outDir, cluster, unit), files, host);
 }
 
 /**
@@ -50,29 +53,29 @@ export function unitFolderCheck(outDir: string): (cluster: string, unit: string,
  * that is none of `clusters` when `allTopLevel` (a full run owns the whole folder; a shard does not).
  * Kept units are not read at all.
  */
-export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>, keptUnits: ReadonlySet<string>, allTopLevel: boolean): FileTree {
+export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>, keptUnits: ReadonlySet<string>, allTopLevel: boolean, host: FsHost = NODE_FS_HOST): FileTree {
   const out: FileTree = new Map();
   let top: string[];
   try {
-    top = readdirSync(outDir);
+    top = host.readdir(outDir);
   } catch {
     return out;
   }
   const add = (rel: string): void => {
     const abs = join(outDir, rel);
-    if (statSync(abs).isDirectory()) for (const [p, text] of readTree(abs)) out.set(`${rel}/${p}`, text);
-    else out.set(rel, readFileSync(abs, 'utf8'));
+    if (host.stat(abs).isDirectory()) for (const [p, text] of readTree(abs, host)) out.set(`${rel}/${p}`, text);
+    else out.set(rel, host.readFile(abs));
   };
   for (const entry of top) {
     if (!clusters.has(entry)) {
       if (allTopLevel) add(entry);
       continue;
     }
-    if (!lstatSync(join(outDir, entry)).isDirectory()) {
+    if (!host.lstat(join(outDir, entry))?.isDirectory()) {
       add(entry);
       continue;
     }
-    for (const inner of readdirSync(join(outDir, entry))) {
+    for (const inner of host.readdir(join(outDir, entry))) {
       if (!keptUnits.has(`${entry}/${inner}`)) add(`${entry}/${inner}`);
     }
   }
@@ -84,10 +87,10 @@ export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>,
  * lock's, a folder restored by hand), adopted from its files once (src/state/adopt-dist.ts); from
  * `committed` when the caller has read the whole committed output already.
  */
-export function withAdoptedFolders(units: UnitRecords, outDir: string, committed: FileTree | undefined): UnitRecords {
+export function withAdoptedFolders(units: UnitRecords, outDir: string, committed: FileTree | undefined, host: FsHost = NODE_FS_HOST): UnitRecords {
   let folders: string[];
   try {
-    folders = readdirSync(outDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    folders = host.readdirEntries(outDir).filter((e) => e.isDirectory()).map((e) => e.name);
   } catch {
     return units;
   }
@@ -97,7 +100,7 @@ export function withAdoptedFolders(units: UnitRecords, outDir: string, committed
   for (const cluster of missing) {
     const files = committed
       ? new Map([...committed].filter(([p]) => p.startsWith(`${cluster}/`)))
-      : new Map([...readTree(join(outDir, cluster))].map(([p, t]) => [`${cluster}/${p}`, t] as const));
+      : new Map([...readTree(join(outDir, cluster), host)].map(([p, t]) => [`${cluster}/${p}`, t] as const));
     const records = treeUnitRecords(files)[cluster];
     if (records) adopted[cluster] = records;
   }
