@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** `mirrorc` command line: `synth|plan|check|observe|init [options]` (see {@link USAGE}); started by bin.ts. */
+/** `mirrorc` command line: `synth|plan|check|observe|init|explain [options]` (see {@link USAGE}); started by bin.ts. */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,9 +14,10 @@ import { ownVersion } from './own-version.js';
 import { runSynth } from '../pipeline/run-synth.js';
 import { runInit } from './init-command.js';
 import { runAccess } from './access-command.js';
+import { runExplainCommand } from './explain-command.js';
 
 /** Commands the command line knows (for "did you mean"). */
-const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'access'];
+const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'explain', 'access'];
 
 /** parseArgs' error as a message with advice that fits mirrorc (an unknown option: the closest known one). */
 function parseErrorMessage(e: Error & { code?: string }, command: string | undefined): string {
@@ -57,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `no command given (options alone no longer run synth): write "mirrorc synth ${argv.join(' ')}"`, USAGE);
   }
   if (command === 'init') return runInit(argv, positionals.slice(1));
+  if (command === 'explain') return runExplainCommand(argv, positionals.slice(1), values);
   if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
     const suggestion = positionals.length === 1 ? didYouMean(command, KNOWN_COMMANDS) : undefined;
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, USAGE);
