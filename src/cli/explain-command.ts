@@ -37,7 +37,10 @@ export async function runExplainCommand(argv: readonly string[], args: readonly 
     ...(values.lock !== undefined ? { lockFile: values.lock } : {}),
     outDir,
   });
-  if (!outcome.ok) return commandLineFailure(argv, ExitCode.INVALID_INPUT, outcome.error);
+  if (!outcome.ok) {
+    if (values.json) process.stdout.write(`${JSON.stringify({ error: outcome.error, ...(outcome.reason ? { reason: outcome.reason } : {}) }, null, 2)}\n`);
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, outcome.error);
+  }
   const text = values.json ? [JSON.stringify(outcome.explanation, null, 2)] : renderExplanation(outcome.explanation, outDir);
   process.stdout.write(`${text.join('\n')}\n`);
   return ExitCode.OK;

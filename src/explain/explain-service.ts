@@ -286,10 +286,11 @@ function mirroredMessage(link: LinkSpec, mode: string, selectedBy: string, units
 
 /** The compile warning's kind of skip. */
 function skipReasonOf(warning: string): ExplainReason {
+  if (/was not written by mirrorc|Linkerd's controller mirrored/.test(warning)) return ExplainReason.NAME_TAKEN;
   if (/characters\), but Kubernetes allows at most/.test(warning)) return ExplainReason.NAME_TOO_LONG;
   if (/would be named /.test(warning)) return ExplainReason.NAME_INVALID;
   if (/would (all|both) be mirrored as Service/.test(warning)) return ExplainReason.NAME_CLASH;
-  if (/was not written by mirrorc|cannot be adopted/.test(warning)) return ExplainReason.NAME_TAKEN;
+
   if (/ClusterIP|pinned/i.test(warning)) return ExplainReason.PINNED_IP_UNAVAILABLE;
   return ExplainReason.SKIPPED;
 }

@@ -67,7 +67,8 @@ export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapsho
       : `if it exists in "${cluster}", it lacks the export label: when "${cluster}" was last observed, none of the selectors of its links matched it ` +
         `(${links.map((l) => `${l.path}: ${linkSelectorQueries(l).map((q) => `"${q}"`).join(', ')}`).join('; ')}); ` +
         `add the label ${selectorToQuery(links[0]!.selector)} to it (or an ExplicitExport), then run synth`;
-  throw new UnknownServiceError(`no service ${cluster}/${key} in the lock or the output${suggestion ? `; did you mean ${cluster}/${suggestion}?` : ''}\n  ${why}`, ExplainReason.NOT_EXPORTED);
+  const reason = links.length === 0 ? ExplainReason.NO_LINK : snapshot.targets[cluster] === undefined ? ExplainReason.TARGET_NOT_OBSERVED : ExplainReason.NOT_EXPORTED;
+  throw new UnknownServiceError(`no service ${cluster}/${key} in the lock or the output${suggestion ? `; did you mean ${cluster}/${suggestion}?` : ''}\n  ${why}`, reason);
 }
 
 /** The origin of the mirror `namespace/name` of source `cluster`: compiled now, committed, or by its name suffix. */
