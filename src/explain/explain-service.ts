@@ -184,8 +184,9 @@ function explainLink(input: ExplainInput, ref: ServiceRef, link: LinkSpec, servi
   const request = selectedRequest(link, spec, snapshot, service);
   const federated = selectorMatches(link.federatedServiceSelector, service.labels);
   if (!request && !federated) {
-    const failing = selectors.filter((s) => s.field !== 'federatedServiceSelector').flatMap((s) => s.failing.map((f) => `${s.field} "${s.query}": ${f}`));
-    return stop(ExplainReason.SELECTOR_NOT_MATCHED, `none of link ${link.path}'s selectors matches ${origin}${failing.length > 0 ? ` (${failing.join('; ')})` : ''}, and it is not explicitly exported`);
+    // The export selector's failing labels say what to add; every selector's verdict is in `selectors`.
+    const failing = selectors.find((s) => s.field === 'selector')!.failing;
+    return stop(ExplainReason.SELECTOR_NOT_MATCHED, `link ${link.path}'s selector "${selectorToQuery(link.selector)}" does not match ${origin} (${failing.join('; ')}), nor does its remoteDiscoverySelector or federatedServiceSelector, and it is not explicitly exported`);
   }
   const found = plan instanceof CompileError ? [] : unitsOf(plan, link.source, origin, request ? undefined : { namespace: ref.namespace, name: federatedServiceName(ref.name), member: `${ref.name}@${ref.cluster}` });
   const mode = request ? (link.mcs && request.mode === 'gateway' ? 'mcs' : request.mode) : 'federated';

@@ -39,6 +39,7 @@ import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { deliveryTree, emitDelivery } from './synth-delivery.js';
 import { compileFleetTree } from './synth-fleet.js';
 import { appendAll } from '../util/append-all.js';
+import { changeReasons } from '../explain/change-reasons.js';
 
 /** Options of {@link runSynth}. */
 export interface SynthOptions {
@@ -302,20 +303,23 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
   const changes = diffTrees(before, tree);
   const removals = options.confirmRemovals ? [] : largeRemovals(before, tree);
+  // Why mirrors go and endpoints change: next to each file in the plan, and in the removal guard's message.
+  const reasons = changeReasons({ spec, previous, snapshot, before, after: tree }, changes);
+  const guardMessage = (): string => largeRemovalMessage(removals, (r) => reasons.removalCauses(r.source, r.target));
   const lockText = renderLockFile(snapshot);
   const lockChanged = readTextOrUndefined(committedLock) !== lockText;
   facts = { ...facts, warnings, tree, changes, lockChanged };
   mark('diff');
 
   if (removals.length > 0 && (mode === 'write' || mode === 'observe')) {
-    return finish(ExitCode.REMOVAL_NOT_CONFIRMED, largeRemovalMessage(removals));
+    return finish(ExitCode.REMOVAL_NOT_CONFIRMED, guardMessage());
   }
   if (mode === 'write') {
     // Emit: write what differs in the tree and the lock, through a committed journal.
     try {
       writeOutput(outDir, tree, lockFile, lockText, before);
       mark('write');
-      logChanges(log.info, log.detail, changes, outDir, before, tree);
+      logChanges(log.info, log.detail, changes, outDir, before, tree, reasons.byFile);
       if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
     } catch (e) {
       if (e instanceof WriteFailedError) return finish(ExitCode.WRITE_FAILED, e.message);
@@ -338,10 +342,10 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const printSink = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   // The plan shows changed fields, which may hold a target's annotation values: redacted like every log line.
   const print = (line: string): void => printSink(redact(line));
-  logChanges(print, print, changes, outDir, before, tree);
+  logChanges(print, print, changes, outDir, before, tree, reasons.byFile);
   if (lockChanged) print(`${lockFile}: would change`);
   if (mode === 'plan') for (const row of planRows) print(row);
-  if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals).replace('; nothing was written', '')}`);
+  if (removals.length > 0) print(`synth would stop here: ${guardMessage().replace('; nothing was written', '')}`);
   const deliveryChanged = delivery ? emitDelivery(mode, deliveryDir, delivery, print) : false;
   if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
     return finish(ExitCode.CHECK_FAILED, `${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
@@ -381,8 +385,12 @@ function readTextOrUndefined(path: string): string | undefined {
   }
 }
 
-/** Per source folder the files added, changed and removed (`files`), and each changed field (`fields`). */
-function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree): void {
+/** Per source folder the files added, changed and removed (`files`), with the reason of a removed mirror or changed endpoints, and each changed field (`fields`). */
+function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree, reasons: ReadonlyMap<string, { reason: string; message: string }> = new Map()): void {
+  const why = (cluster: string, f: string): string => {
+    const r = reasons.get(`${cluster}/${f}`);
+    return r ? `  (${r.message}) [${r.reason}]` : '';
+  };
   if (changes.length === 0) {
     files(`${outDir}/ is up to date: no changes`);
     return;
@@ -391,11 +399,11 @@ function logChanges(files: (line: string) => void, fields: (line: string) => voi
     files(`${join(outDir, c.cluster)}/: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`);
     for (const f of c.added) files(`  + ${f}`);
     for (const f of c.changed) {
-      files(`  ~ ${f}`);
+      files(`  ~ ${f}${why(c.cluster, f)}`);
       const key = `${c.cluster}/${f}`;
       const changed = changedFields(YAML.parse(before.get(key) ?? ''), YAML.parse(after.get(key) ?? ''));
       for (const field of changed.length > 0 ? changed : ['(text only: comments or formatting)']) fields(`      ${field}`);
     }
-    for (const f of c.removed) files(`  - ${f}`);
+    for (const f of c.removed) files(`  - ${f}${why(c.cluster, f)}`);
   }
 }
