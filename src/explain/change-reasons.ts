@@ -17,7 +17,7 @@ import { linkSelectorQueries, selectorMatches, selectorToQuery } from '../model/
 import type { FleetSnapshot, ObservedGateway } from '../snapshot/snapshot.js';
 import { compareStrings } from '../util/order.js';
 import { ExplainReason } from './explain-reason.js';
-import { explainPlan, explainService, type ReasonLine } from './explain-service.js';
+import { explainPlan, explainService, trustFailures, type ReasonLine } from './explain-service.js';
 
 /** Inputs of {@link changeReasons}. */
 export interface ChangeReasonInput {
@@ -86,6 +86,8 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
   const causes = new Map<string, Map<string, Map<string, string[]>>>();
   let plan: FleetPlan | CompileError | undefined;
   const planned = (): FleetPlan | CompileError => (plan ??= explainPlan(input.spec, input.snapshot, input.before));
+  let trust: ReadonlySet<string> | undefined;
+  const failedTrust = (): ReadonlySet<string> => (trust ??= trustFailures(input.spec, input.snapshot));
   const removalReason = new Map<string, Removal>();
 
   for (const c of changes) {
@@ -98,7 +100,7 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
       if (input.after.has(file.serviceKey)) continue;
       let reason = removalReason.get(`${file.source} ${origin}`);
       if (!reason) {
-        reason = whyRemoved(input, file.source, origin, planned);
+        reason = whyRemoved(input, file.source, origin, planned, failedTrust);
         removalReason.set(`${file.source} ${origin}`, reason);
       }
       // One line per mirror: on its Service file.
@@ -152,7 +154,7 @@ interface Removal extends ReasonLine {
 }
 
 /** Why the mirror of `origin` in `source` is gone from the new output. */
-function whyRemoved(input: ChangeReasonInput, source: string, origin: string, planned: () => FleetPlan | CompileError): Removal {
+function whyRemoved(input: ChangeReasonInput, source: string, origin: string, planned: () => FleetPlan | CompileError, failedTrust: () => ReadonlySet<string>): Removal {
   const [target, namespace, name] = origin.split('/') as [string, string, string];
   const link = input.spec.links.find((l) => l.source === source && l.target === target);
   if (!link) {
@@ -174,7 +176,7 @@ function whyRemoved(input: ChangeReasonInput, source: string, origin: string, pl
       };
     }
   }
-  const explanation = explainService({ spec: input.spec, snapshot: input.snapshot, before: input.before, after: input.after }, { cluster: target, namespace, name }, planned());
+  const explanation = explainService({ spec: input.spec, snapshot: input.snapshot, before: input.before, after: input.after }, { cluster: target, namespace, name }, planned(), failedTrust());
   const why = explanation.links.find((l) => l.source === source);
   if (why && !why.mirrored && why.reasons[0]) {
     const first = why.reasons[0];

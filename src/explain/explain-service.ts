@@ -111,8 +111,11 @@ export function explainPlan(spec: FleetSpec, snapshot: FleetSnapshot, before: Fi
   }
 }
 
-/** Why `ref` is (not) mirrored, link by link. */
-export function explainService(input: ExplainInput, ref: ServiceRef, plan: FleetPlan | CompileError): Explanation {
+/**
+ * Why `ref` is (not) mirrored, link by link.
+ * @param failedTrust the links the trust-anchor check leaves out (computed once by a caller that explains many services) @default computed
+ */
+export function explainService(input: ExplainInput, ref: ServiceRef, plan: FleetPlan | CompileError, failedTrust: ReadonlySet<string> = trustFailures(input.spec, input.snapshot)): Explanation {
   const { spec, snapshot } = input;
   const targetSnapshot = snapshot.targets[ref.cluster];
   const service = targetSnapshot?.services.find((s) => s.namespace === ref.namespace && s.name === ref.name);
@@ -125,7 +128,6 @@ export function explainService(input: ExplainInput, ref: ServiceRef, plan: Fleet
   if (links.length === 0) {
     targetFacts.push({ reason: ExplainReason.NO_LINK, message: `no link has "${ref.cluster}" as its target, so none of its services is mirrored; add a Link with target ${ref.cluster}` });
   }
-  const failedTrust = trustFailures(spec, snapshot);
   return {
     service: ref,
     ...(service
@@ -147,7 +149,7 @@ export function explainService(input: ExplainInput, ref: ServiceRef, plan: Fleet
 }
 
 /** Paths of the links that the trust-anchor check leaves out. */
-function trustFailures(spec: FleetSpec, snapshot: FleetSnapshot): Set<string> {
+export function trustFailures(spec: FleetSpec, snapshot: FleetSnapshot): Set<string> {
   return new Set(checkTrustAnchors(spec, snapshot, { strict: false }, new Diagnostics()).failedLinks);
 }
 
