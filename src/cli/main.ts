@@ -63,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
     const suggestion = positionals.length === 1 ? didYouMean(command, KNOWN_COMMANDS) : undefined;
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, USAGE);
   }
+  if (values.json) return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--json is an option of explain; ${command}'s JSON is its report: --report - (or --report <file>)`);
   const npmOffline = npmOfflineProblem(process.env, command, values.offline);
   if (npmOffline) return commandLineFailure(argv, ExitCode.INVALID_INPUT, npmOffline);
   const buildProblem = compiledBuildProblem();

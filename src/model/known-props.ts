@@ -4,6 +4,7 @@
  * as a consequence: "its target is not a Cluster"). Each list is checked against its TypeScript
  * interface at compile time ({@link propNames}), so a new prop cannot be forgotten here.
  */
+import { appendAll } from '../util/append-all.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { ClusterAccess, ClusterProps, GatewayProbeProps, GatewayProps } from './cluster.js';
 import type { ExplicitExportProps, MirrorAs } from './explicit-export.js';
@@ -109,9 +110,9 @@ export function unknownPropProblems(props: unknown, shape: PropsShape, at = ''):
     if (nested === undefined) continue;
     const value = props[key];
     if (Array.isArray(nested)) {
-      if (Array.isArray(value)) value.forEach((item, i) => problems.push(...unknownPropProblems(item, nested[0], `${at}${key}[${i}].`)));
+      if (Array.isArray(value)) value.forEach((item, i) => appendAll(problems, unknownPropProblems(item, nested[0], `${at}${key}[${i}].`)));
     } else {
-      problems.push(...unknownPropProblems(value, nested as PropsShape, `${at}${key}.`));
+      appendAll(problems, unknownPropProblems(value, nested as PropsShape, `${at}${key}.`));
     }
   }
   return problems;

@@ -290,5 +290,8 @@ describe('the explain command', () => {
     const offline = mirrorc(['explain', 'tgt/shop/web', '--offline', '--fleet', fleetFile]);
     assert.equal(offline.status, ExitCode.INVALID_INPUT);
     assert.match(offline.stderr, /explain does not take --offline/);
+    const planJson = mirrorc(['plan', '--json', '--fleet', fleetFile]);
+    assert.equal(planJson.status, ExitCode.INVALID_INPUT);
+    assert.match(planJson.stderr, /--json is an option of explain; plan's JSON is its report: --report -/);
   });
 });
