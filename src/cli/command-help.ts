@@ -20,6 +20,11 @@ export const ONLY_FOR: Readonly<Record<string, readonly string[]>> = {
   explain: ['--fleet', '--lock', '--out', '--json', '--help', '-h'],
 };
 
+/** The exit codes of a command that has only a few of them. */
+const EXIT_CODES: Readonly<Record<string, string>> = {
+  explain: 'exit codes: 0 explained, 1 unexpected failure, 2 invalid input (a fleet or lock error, or a service the lock and <out>/ do not know)',
+};
+
 /** The usage line of a command whose arguments are not just options. */
 const USAGE_LINE: Readonly<Record<string, string>> = {
   explain: 'usage: mirrorc explain <cluster>/<namespace>/<service> [options]',
@@ -62,6 +67,6 @@ export function commandHelp(command: (typeof HELP_COMMANDS)[number]): string {
     .filter((e) => !optionNames(e).some((n) => skip.includes(n)))
     .filter((e) => only === undefined || optionNames(e).some((n) => only.includes(n)))
     .map((e) => (optionNames(e).includes('--help') ? ['  -h, --help           show this help'] : e).join('\n'));
-  const exitCodes = USAGE.slice(USAGE.indexOf('exit codes:'));
+  const exitCodes = EXIT_CODES[command] ?? USAGE.slice(USAGE.indexOf('exit codes:'));
   return `${USAGE_LINE[command] ?? `usage: mirrorc ${command} [options]`}\n\n${about}\n\noptions:\n${options.join('\n')}\n\n${exitCodes}`;
 }

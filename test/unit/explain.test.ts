@@ -276,6 +276,16 @@ describe('the explain command', () => {
     assert.deepEqual(data.links.map((l) => [l.source, l.mirrored, l.reasons[0]!.reason]), [['src', false, 'selector-not-matched'], ['src2', true, 'mirrored']]);
   });
 
+  test('explain --help: its usage line and only the options it takes; the general help lists it', () => {
+    const help = mirrorc(['explain', '--help']);
+    assert.equal(help.status, ExitCode.OK, help.stderr);
+    assert.match(help.stdout, /^usage: mirrorc explain <cluster>\/<namespace>\/<service> \[options\]/);
+    for (const option of ['--fleet', '--lock', '--out', '--json']) assert.match(help.stdout, new RegExp(`^  ${option} `, 'm'));
+    assert.doesNotMatch(help.stdout, /--offline|--strict|--report|--wait/);
+    assert.doesNotMatch(mirrorc(['plan', '--help']).stdout, /--json/);
+    assert.match(mirrorc(['--help']).stdout, /^ {2}explain {2}why <cluster>\/<namespace>\/<service> is \(not\) mirrored/m);
+  });
+
   test('an unknown service is exit 2 with the closest name; an option explain does not take is exit 2', () => {
     const { fleetFile, lockFile, outDir } = files();
     const typo = mirrorc(['explain', 'tgt/shop/wbe', '--fleet', fleetFile, '--lock', lockFile, '--out', outDir]);
