@@ -10,6 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { ExitCode } from '../../src/cli/exit-codes.js';
+import { buildFleet } from '../../src/cli/load-fleet.js';
+import { diffTrees } from '../../src/emit/diff-trees.js';
+import { changeReasons } from '../../src/explain/change-reasons.js';
+import { ExplainReason } from '../../src/explain/explain-reason.js';
+import { compileFleetTree } from '../../src/pipeline/synth-fleet.js';
 import type { FleetDefinition } from '../../src/cli/load-fleet.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import type { LinkProps } from '../../src/model/link.js';
@@ -123,4 +128,20 @@ test('endpoints emptied because the target has no ready endpoint: plan names the
   assert.equal((await run(fleet())).exitCode, ExitCode.OK);
   const emptied = readFileSync(join(dir, 'dist', 'src', 'from-tgt', 'shop', 'endpoints-b-tgt.yaml'), 'utf8');
   assert.doesNotMatch(emptied, /ip: /);
+});
+
+test('a live run where the target stopped listing a service it listed before: "export label gone", with the label it had', () => {
+  // GIVEN the previous observation (the lock) lists tgt/shop/b, the new one (a live run's) does not
+  const spec = buildFleet(fleet()).fleet.toSpec();
+  const previous = lock();
+  const snapshot = lock(['a', 'c']);
+  const before = compileFleetTree(spec, previous, {}).tree;
+  const after = compileFleetTree(spec, snapshot, {}).tree;
+  // WHEN the changes are explained
+  const reasons = changeReasons({ spec, previous, snapshot, before, after }, diffTrees(before, after));
+  // THEN the removed mirror's Service file says the export label is gone, naming the label it had
+  const line = reasons.byFile.get('src/from-tgt/shop/service-b-tgt.yaml');
+  assert.equal(line?.reason, ExplainReason.NOT_EXPORTED);
+  assert.match(line!.message, /^export label gone: "tgt" no longer lists shop\/b among the services link fleet\/src-from-tgt selects \(.*\); it had mirror\.linkerd\.io\/exported=true; the label was removed, or the service deleted$/);
+  assert.deepEqual(reasons.removalCauses('src', 'tgt'), [`1 mirror (tgt/shop/b): export label gone: "tgt" no longer lists them among the services link fleet/src-from-tgt selects (${QUERIES.join(', ')}); their labels were removed, or the services deleted [not-exported]`]);
 });
