@@ -30,6 +30,8 @@ export interface PropsShape {
   readonly names: readonly string[];
   /** Nested objects checked too, by property name; `[]` marks a list of such objects. */
   readonly nested?: Readonly<Record<string, PropsShape | readonly [PropsShape]>>;
+  /** Properties that must be lists of strings (a string there would be read as its characters). */
+  readonly stringLists?: readonly string[];
 }
 
 const SELECTOR: PropsShape = {
@@ -42,11 +44,13 @@ export const CLUSTER_PROPS: PropsShape = {
     'name', 'access', 'clusterDomain', 'trustDomain', 'localFederatedSelector', 'gateway', 'pinnedServiceIPRange',
     'serviceCidrs', 'podCidrs', 'controlPlaneNamespace', 'trustRootExpiryWarningDays', 'observationBudget',
   ]),
+  stringLists: ['serviceCidrs', 'podCidrs'],
   nested: {
     access: { names: propNames<ClusterAccess>()(['kubeconfig', 'context']) },
     localFederatedSelector: SELECTOR,
     gateway: {
       names: propNames<GatewayProps>()(['kind', 'servicePorts', 'namespace', 'name', 'addresses', 'port', 'identity', 'probe']),
+      stringLists: ['addresses'],
       nested: { probe: { names: propNames<GatewayProbeProps>()(['mode', 'address']) } },
     },
     observationBudget: {
@@ -62,12 +66,13 @@ export const LINK_PROPS: PropsShape = {
     'mirrorSystemNamespaces', 'globalServices', 'followServiceReadiness', 'followPodReadiness', 'namespaceMap', 'mcs',
     'serviceExports', 'adoptLinkerdMirrors',
   ]),
+  stringLists: ['excludedLabels', 'excludedAnnotations', 'allowedLabels', 'allowedAnnotations'],
   nested: {
     selector: SELECTOR,
     remoteDiscoverySelector: SELECTOR,
     federatedServiceSelector: SELECTOR,
     remoteDiscoveryCredentials: { names: propNames<RemoteDiscoveryCredentials>()(['provided', 'secretName']) },
-    namespaces: { names: propNames<NamespaceFilter>()(['include', 'exclude']) },
+    namespaces: { names: propNames<NamespaceFilter>()(['include', 'exclude']), stringLists: ['include', 'exclude'] },
   },
 };
 
@@ -94,7 +99,8 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
 
 /**
  * Each property of `props` (and of its nested objects) that `shape` does not know, in plain words
- * with the closest known name: `unknown property "taget"; did you mean "target"?`.
+ * with the closest known name: `unknown property "taget"; did you mean "target"?`; and each list of
+ * strings given as something else (`include: 'shop'` would otherwise be read as s, h, o, p).
  * @param at the property path so far (`gateway.`)
  */
 export function unknownPropProblems(props: unknown, shape: PropsShape, at = ''): string[] {
@@ -106,9 +112,12 @@ export function unknownPropProblems(props: unknown, shape: PropsShape, at = ''):
       problems.push(`unknown property "${at}${key}"${suggestion ? `; did you mean "${at}${suggestion}"?` : ` (known: ${shape.names.join(', ')})`}`);
       continue;
     }
+    const value = props[key];
+    if (shape.stringLists?.includes(key) && value !== undefined && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
+      problems.push(`property "${at}${key}" must be a list of strings, e.g. ${JSON.stringify([typeof value === 'string' ? value : 'x'])}; got ${Array.isArray(value) ? 'a list with a non-string entry' : JSON.stringify(value)}`);
+    }
     const nested = shape.nested?.[key];
     if (nested === undefined) continue;
-    const value = props[key];
     if (Array.isArray(nested)) {
       if (Array.isArray(value)) value.forEach((item, i) => appendAll(problems, unknownPropProblems(item, nested[0], `${at}${key}[${i}].`)));
     } else {

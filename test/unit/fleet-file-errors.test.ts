@@ -87,3 +87,13 @@ test('every validation problem names file:line:column of its construct', () => {
   assert.match(r.stderr, /invalid\.ts:5:3: cluster fleet\/Upper: the cluster name "Upper" is not a DNS label/);
   assert.match(r.stderr, /invalid\.ts:6:3: explicit export fleet\/orphan: no link has "a" as its target/);
 });
+
+test('a string where a list of strings belongs is named, not read as its characters', () => {
+  const r = planOf('not-a-list', [
+    "  const a = new Cluster(fleet, 'a');",
+    "  const b = new Cluster(fleet, 'b');",
+    "  new Link(fleet, 'a-from-b', { source: a, target: b, namespaces: { include: 'shop' } });",
+  ].join('\n'));
+  assert.equal(r.status, ExitCode.INVALID_INPUT, r.stderr);
+  assert.match(r.stderr, /not-a-list\.ts:6:3: link fleet\/a-from-b: property "namespaces\.include" must be a list of strings, e\.g\. \["shop"\]; got "shop"/);
+});
