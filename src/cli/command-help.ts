@@ -5,12 +5,29 @@
 import { USAGE } from './options.js';
 
 /** Commands with a help text of their own. */
-export const HELP_COMMANDS = ['synth', 'plan', 'check', 'observe', 'init'] as const;
+export const HELP_COMMANDS = ['synth', 'plan', 'check', 'observe', 'init', 'explain'] as const;
 
 /** Options of the general usage that a command does not take (init takes none but --help). */
 const NOT_FOR: Readonly<Record<string, readonly string[]>> = {
-  plan: ['--wait'],
-  check: ['--wait'],
+  synth: ['--json'],
+  plan: ['--wait', '--json'],
+  check: ['--wait', '--json'],
+  observe: ['--json'],
+};
+
+/** The only options of a command that takes few (explain compiles offline and writes nothing). */
+export const ONLY_FOR: Readonly<Record<string, readonly string[]>> = {
+  explain: ['--fleet', '--lock', '--out', '--json', '--help', '-h'],
+};
+
+/** The exit codes of a command that has only a few of them. */
+const EXIT_CODES: Readonly<Record<string, string>> = {
+  explain: 'exit codes: 0 explained, 1 unexpected failure, 2 invalid input (a fleet or lock error, or a service the lock and <out>/ do not know)',
+};
+
+/** The usage line of a command whose arguments are not just options. */
+const USAGE_LINE: Readonly<Record<string, string>> = {
+  explain: 'usage: mirrorc explain <cluster>/<namespace>/<service> [options]',
 };
 
 /** The lines of USAGE from the one starting with `start` (included or not) up to the next blank line. */
@@ -45,9 +62,11 @@ export function commandHelp(command: (typeof HELP_COMMANDS)[number]): string {
     return `usage: mirrorc init [dir]\n\n${about}\n\noptions:\n  -h, --help           show this help`;
   }
   const skip = NOT_FOR[command] ?? [];
+  const only = ONLY_FOR[command];
   const options = entries(section('options:', false))
     .filter((e) => !optionNames(e).some((n) => skip.includes(n)))
+    .filter((e) => only === undefined || optionNames(e).some((n) => only.includes(n)))
     .map((e) => (optionNames(e).includes('--help') ? ['  -h, --help           show this help'] : e).join('\n'));
-  const exitCodes = USAGE.slice(USAGE.indexOf('exit codes:'));
-  return `usage: mirrorc ${command} [options]\n\n${about}\n\noptions:\n${options.join('\n')}\n\n${exitCodes}`;
+  const exitCodes = EXIT_CODES[command] ?? USAGE.slice(USAGE.indexOf('exit codes:'));
+  return `${USAGE_LINE[command] ?? `usage: mirrorc ${command} [options]`}\n\n${about}\n\noptions:\n${options.join('\n')}\n\n${exitCodes}`;
 }

@@ -22,6 +22,7 @@ export const CLI_OPTIONS = {
   report: { type: 'string' },
   wait: { type: 'string' },
   'max-stale': { type: 'string' },
+  json: { type: 'boolean', default: false },
   quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -30,6 +31,7 @@ export const CLI_OPTIONS = {
 
 export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
        mirrorc init [dir]
+       mirrorc explain <cluster>/<namespace>/<service> [--json]
        mirrorc <command> --help     that command's options;  mirrorc --version
        mirrorc access --kubeconfig-out <file> [--cluster <name>] [--duration 1h]   (see mirrorc access --help)
 
@@ -39,6 +41,10 @@ export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
   observe  observe and compile like synth, but write only the lock (then shard: synth --offline --source X)
   init     scaffold a fleet repository in [dir] (default: .): clusters/fleet.ts, an empty lock, cdk8s.yaml,
            package.json scripts, a CI workflow and a README; existing files are kept
+  explain  why <cluster>/<namespace>/<service> is (not) mirrored, link by link: which selectors match or not
+           (and which label fails), the mode, the check that skipped it, its readiness, its files in <out>/;
+           also takes a mirror in a source (west/shop/web-east); offline, from the lock and the fleet file;
+           exit 2 for a service the lock and <out>/ do not know (with the closest name, and why it may be missing)
   access   from an admin context, mint the read-only observer kubeconfig (short-lived tokens) for the fleet
 
 options:
@@ -60,6 +66,7 @@ options:
   --wait <seconds>     synth/observe: wait this long for another run writing <out>/ (default: 60; 0: exit 6 at once)
   -q, --quiet          print only errors and warnings on stderr
   -v, --verbose        also print each changed field and timings on stderr
+  --json               explain: print the explanation as JSON (reason codes as data)
   --kubeconfig <file>  kubeconfig for clusters whose access names none
   --timeout <ms>       client-side timeout of one API request (default: 10000)
   -h, --help           show this help (after a command: that command's help)

@@ -14,9 +14,10 @@ import type { FsHost } from '../emit/fs-host.js';
 import { runSynth } from '../pipeline/run-synth.js';
 import { runInit } from './init-command.js';
 import { runAccess } from './access-command.js';
+import { runExplainCommand } from './explain-command.js';
 
 /** Commands the command line knows (for "did you mean"). */
-const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'access'];
+const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'explain', 'access'];
 
 /** parseArgs' error as a message with advice that fits mirrorc (an unknown option: the closest known one). */
 function parseErrorMessage(e: Error & { code?: string }, command: string | undefined): string {
@@ -64,10 +65,12 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `no command given (options alone no longer run synth): write "mirrorc synth ${argv.join(' ')}"`, USAGE);
   }
   if (command === 'init') return runInit(argv, positionals.slice(1));
+  if (command === 'explain') return runExplainCommand(argv, positionals.slice(1), values);
   if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
     const suggestion = positionals.length === 1 ? didYouMean(command, KNOWN_COMMANDS) : undefined;
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, USAGE);
   }
+  if (values.json) return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--json is an option of explain; ${command}'s JSON is its report: --report - (or --report <file>)`);
   const npmOffline = npmOfflineProblem(process.env, command, values.offline);
   if (npmOffline) return commandLineFailure(argv, ExitCode.INVALID_INPUT, npmOffline);
   const buildProblem = compiledBuildProblem();

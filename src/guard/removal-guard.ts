@@ -111,12 +111,16 @@ export function largeRemovals(before: UnitRecords, after: UnitRecords): LargeRem
   return found;
 }
 
-/** The error of a run stopped by the guard: what would go, why it is stopped, how to confirm. */
-export function largeRemovalMessage(removals: readonly LargeRemoval[]): string {
+/**
+ * The error of a run stopped by the guard: what would go, what caused it, why it is stopped, how to confirm.
+ * @param causes why the mirrors of a removal go (the link or selector change, the export labels gone), one line each @default none named
+ */
+export function largeRemovalMessage(removals: readonly LargeRemoval[], causes: (removal: LargeRemoval) => readonly string[] = () => []): string {
   const lines = removals.map((r) =>
-    r.target !== undefined
+    (r.target !== undefined
       ? `${r.source}: all ${r.removed} mirror Services of "${r.target}" would be removed`
-      : `${r.source}: ${r.removed} of its ${r.before} mirror Services would be removed (more than ${Math.round(SOURCE_SHARE_LIMIT * 100)} %)`,
+      : `${r.source}: ${r.removed} of its ${r.before} mirror Services would be removed (more than ${Math.round(SOURCE_SHARE_LIMIT * 100)} %)`) +
+    causes(r).map((c) => `\n      because: ${c}`).join(''),
   );
   return (
     `the run would remove more mirrors than the removal guard allows; nothing was written:\n${lines.map((l) => `  - ${l}`).join('\n')}\n` +

@@ -3,15 +3,10 @@
  * function runs) into one plain line naming the file, line and column where it happened, plus a
  * hint; never a stack trace. These are the user's mistakes, not mirrorc's bugs.
  */
-import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { displayPath, realPath, userCodeLocation } from '../util/user-code-location.js';
 
-/** mirrorc's own code, its sources and their compiled copies: frames there are not where the user's mistake is. */
-const MIRRORC_CODE = ['src', 'lib'].map((dir) => resolve(import.meta.dirname, '..', '..', dir) + sep);
-
-/** `    at fn (/path/file.ts:12:5)` or `    at file:///path/file.ts:12:5`. */
-const STACK_FRAME = /^\s*at (?:.*? \()?(.+?):(\d+):(\d+)\)?\s*$/;
+export { userCodeLocation } from '../util/user-code-location.js';
 
 /** One error of esbuild (tsx's compiler): `/path/file.ts:2:11: ERROR: Expected ";" but found "x"`. */
 const TRANSFORM_ERROR = /^(.+?):(\d+):(\d+): ERROR: (.+)$/gm;
@@ -21,48 +16,6 @@ const DUPLICATE_ID = /^There is already a Construct with name '(.*)' in (\S+) \[
 
 /** While loading the module (top-level code, syntax, imports) or while its default function ran. */
 export type FleetCodePhase = 'load' | 'define';
-
-/** `path` as the user knows it: relative to the working directory when inside it. */
-function displayPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
-}
-
-function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-function framePath(location: string): string | undefined {
-  if (location.startsWith('file://')) {
-    try {
-      return fileURLToPath(location);
-    } catch {
-      return undefined;
-    }
-  }
-  return isAbsolute(location) ? location : undefined;
-}
-
-/**
- * `file:line:column` of the innermost stack frame in the user's own code (the fleet file or a helper
- * it imports; not a dependency, not Node itself, not mirrorc): where the mistake is. Undefined when
- * the stack has none.
- */
-export function userCodeLocation(stack: string): string | undefined {
-  for (const line of stack.split('\n')) {
-    const m = STACK_FRAME.exec(line);
-    const path = m ? framePath(m[1]!) : undefined;
-    if (!m || !path) continue;
-    const real = realPath(path);
-    if (MIRRORC_CODE.some((dir) => real.startsWith(dir)) || real.split(sep).includes('node_modules')) continue;
-    return `${displayPath(real)}:${m[2]}:${m[3]}`;
-  }
-  return undefined;
-}
 
 function hintFor(error: Error, phase: FleetCodePhase): string {
   const code = (error as { code?: unknown }).code;

@@ -4,6 +4,8 @@ import type { ClusterSpec } from './fleet-spec.js';
 import type { LabelSelector } from './label-selector.js';
 import { resolveObservationBudget, type ObservationBudgetProps } from './observation-budget.js';
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from './link.js';
+import { recordOrigin } from './construct-origin.js';
+import { CLUSTER_PROPS } from './known-props.js';
 
 const CLUSTER_BRAND = Symbol.for('mirrorc.Cluster');
 
@@ -142,6 +144,7 @@ export class Cluster extends Construct {
   constructor(scope: Construct, id: string, props: ClusterProps = {}) {
     super(scope, id);
     Object.defineProperty(this, CLUSTER_BRAND, { value: true });
+    recordOrigin(this, props, CLUSTER_PROPS);
     this.name = props.name ?? id;
     this.props = props;
   }

@@ -1,6 +1,8 @@
 import { Construct } from 'constructs';
 import type { Cluster } from './cluster.js';
 import type { ExplicitExportSpec } from './fleet-spec.js';
+import { recordOrigin } from './construct-origin.js';
+import { EXPLICIT_EXPORT_PROPS } from './known-props.js';
 
 const EXPORT_BRAND = Symbol.for('mirrorc.ExplicitExport');
 
@@ -47,6 +49,7 @@ export class ExplicitExport extends Construct {
   constructor(scope: Construct, id: string, props: ExplicitExportProps) {
     super(scope, id);
     Object.defineProperty(this, EXPORT_BRAND, { value: true });
+    recordOrigin(this, props, EXPLICIT_EXPORT_PROPS);
     this.cluster = props.cluster;
     this.props = props;
   }

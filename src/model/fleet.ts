@@ -8,15 +8,42 @@ import { Link } from './link.js';
 import { StalenessLimit, stalenessLimitProblems, stalenessLimitSpec } from './staleness-limit.js';
 import { fleetProblems } from './validate-fleet.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
+import { creationLocation, unknownProps } from './construct-origin.js';
 
 const FLEET_BRAND = Symbol.for('mirrorc.Fleet');
 
 /** The fleet definition is wrong; `problems` lists every mistake found, each naming its construct. */
 export class FleetDefinitionError extends InvalidInputError {
-  constructor(public readonly problems: readonly string[]) {
-    super(`the fleet definition has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  /**
+   * @param problems each problem, naming its construct
+   * @param locations per problem, `file:line:column` of the user's code that created its construct (undefined where unknown); shown before it
+   */
+  constructor(public readonly problems: readonly string[], public readonly locations: readonly (string | undefined)[] = []) {
+    super(`the fleet definition has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p, i) => `  - ${locations[i] !== undefined ? `${locations[i]}: ` : ''}${p}`).join('\n')}`);
     this.name = 'FleetDefinitionError';
   }
+}
+
+/** The kind word each construct's problems start with (`link fleet/l: ...`). */
+function kindOf(c: Construct): string {
+  if (Cluster.isCluster(c)) return 'cluster';
+  if (Link.isLink(c)) return 'link';
+  if (ExplicitExport.isExplicitExport(c)) return 'explicit export';
+  if (GitOpsDelivery.isGitOpsDelivery(c)) return 'delivery';
+  return 'staleness limit';
+}
+
+/**
+ * Where each problem's construct was created: a problem starts with `<kind> <construct path>: `, and
+ * the construct remembers the user's code that created it.
+ */
+function problemLocations(problems: readonly string[], constructs: readonly Construct[]): (string | undefined)[] {
+  const byPrefix = new Map(constructs.map((c) => [`${kindOf(c)} ${c.node.path}: `, c]));
+  return problems.map((p) => {
+    const prefix = /^[a-z ]+ [^ :]+: /.exec(p)?.[0];
+    const construct = prefix === undefined ? undefined : byPrefix.get(prefix);
+    return construct ? creationLocation(construct) : undefined;
+  });
 }
 
 /**
@@ -66,8 +93,14 @@ export class Fleet extends Construct {
     const exports = this.explicitExports;
     const deliveries = this.node.findAll().filter((c): c is GitOpsDelivery => GitOpsDelivery.isGitOpsDelivery(c));
     const limits = this.node.findAll().filter((c): c is StalenessLimit => StalenessLimit.isStalenessLimit(c));
-    const problems = [...fleetProblems(clusters, links, exports), ...deliveryProblems(deliveries, clusters.map((c) => c.name)), ...stalenessLimitProblems(limits)];
-    if (problems.length > 0) throw new FleetDefinitionError(problems);
+    const constructs: Construct[] = [...clusters, ...links, ...exports, ...deliveries, ...limits];
+    const problems = [
+      ...constructs.flatMap((c) => unknownProps(c).map((p) => `${kindOf(c)} ${c.node.path}: ${p}`)),
+      ...fleetProblems(clusters, links, exports),
+      ...deliveryProblems(deliveries, clusters.map((c) => c.name)),
+      ...stalenessLimitProblems(limits),
+    ];
+    if (problems.length > 0) throw new FleetDefinitionError(problems, problemLocations(problems, constructs));
     return {
       clusters: clusters.map((c) => c.toSpec()).sort(compareBy((c) => c.name)),
       links: links.map((l) => l.toSpec()).sort(compareBy((l) => l.source, (l) => l.target)),

@@ -4,6 +4,8 @@ import { Construct } from 'constructs';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../contract/argocd.js';
 import { DEFAULT_FLUX_NAMESPACE, DEFAULT_FLUX_SOURCE_NAME } from '../contract/flux.js';
 import { appendAll } from '../util/append-all.js';
+import { recordOrigin } from './construct-origin.js';
+import { GITOPS_DELIVERY_PROPS } from './known-props.js';
 
 const DELIVERY_BRAND = Symbol.for('mirrorc.GitOpsDelivery');
 
@@ -99,6 +101,7 @@ export class GitOpsDelivery extends Construct {
   constructor(scope: Construct, id: string, props: GitOpsDeliveryProps) {
     super(scope, id);
     Object.defineProperty(this, DELIVERY_BRAND, { value: true });
+    recordOrigin(this, props, GITOPS_DELIVERY_PROPS);
     this.props = props;
   }
 

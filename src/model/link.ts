@@ -10,6 +10,8 @@ import {
 import type { Cluster } from './cluster.js';
 import type { LinkSpec } from './fleet-spec.js';
 import type { LabelSelector } from './label-selector.js';
+import { recordOrigin } from './construct-origin.js';
+import { LINK_PROPS } from './known-props.js';
 
 const LINK_BRAND = Symbol.for('mirrorc.Link');
 
@@ -172,6 +174,7 @@ export class Link extends Construct {
   constructor(scope: Construct, id: string, props: LinkProps) {
     super(scope, id);
     Object.defineProperty(this, LINK_BRAND, { value: true });
+    recordOrigin(this, props, LINK_PROPS);
     this.source = props.source;
     this.target = props.target;
     this.props = props;

@@ -1,5 +1,7 @@
 import { Construct } from 'constructs';
 import { parseDuration } from '../util/duration.js';
+import { recordOrigin } from './construct-origin.js';
+import { STALENESS_LIMIT_PROPS } from './known-props.js';
 
 const STALENESS_LIMIT_BRAND = Symbol.for('mirrorc.StalenessLimit');
 
@@ -40,6 +42,7 @@ export class StalenessLimit extends Construct {
   constructor(scope: Construct, id: string, props: StalenessLimitProps) {
     super(scope, id);
     Object.defineProperty(this, STALENESS_LIMIT_BRAND, { value: true });
+    recordOrigin(this, props, STALENESS_LIMIT_PROPS);
     this.maxStale = props.maxStale;
   }
 }

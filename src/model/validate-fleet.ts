@@ -138,6 +138,10 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     const { source, target } = link;
     for (const [end, cluster] of [['source', source as unknown], ['target', target as unknown]] as const) {
       if (knownCluster(cluster)) continue;
+      if (cluster === undefined) {
+        problems.push(`${where}: it has no ${end} (the property ${end} is missing); pass ${end}: a Cluster created with new Cluster(fleet, ...)`);
+        continue;
+      }
       const what = Cluster.isCluster(cluster) ? `cluster "${cluster.name}" (${cluster.node.path}) is` : 'is not a Cluster, so it is';
       problems.push(`${where}: its ${end} ${what} not defined in this fleet; create it with new Cluster(fleet, ...) and pass that object`);
     }

@@ -12,6 +12,7 @@ import { writeLockOnly, writeOutput } from '../emit/write-output.js';
 import { CheckFailedError } from '../errors/mirrorc-error.js';
 import { largeRemovalMessage, type LargeRemoval } from '../guard/removal-guard.js';
 import { redact } from '../util/redact.js';
+import type { ChangeReasons } from '../explain/change-reasons.js';
 import type { Compiled } from './compile-stage.js';
 import type { Loaded } from './load-stage.js';
 import type { Rendered } from './render-stage.js';
@@ -19,14 +20,14 @@ import type { RunContext } from './run-context.js';
 import { emitDelivery } from './synth-delivery.js';
 
 /** Commits (or shows) the rendered outputs; returns what was written, for the staleness limit's message. */
-export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled, rendered: Rendered, before: FileTree, removals: readonly LargeRemoval[]): string {
+export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled, rendered: Rendered, before: FileTree, removals: readonly LargeRemoval[], reasons?: ChangeReasons): string {
   const { options, mode, log, mark, host } = run;
   const { outDir, lockFile, deliveryDir } = loaded.paths;
   const { tree, delivery, lockText, changes, lockChanged } = rendered;
   if (mode === 'write') {
     writeOutput(outDir, tree, lockFile, lockText, before, host);
     mark('write');
-    logChanges(log.info, log.detail, changes, outDir, before, tree);
+    logChanges(log.info, log.detail, changes, outDir, before, tree, reasons?.byFile);
     if (delivery) emitDelivery(host, 'write', deliveryDir, delivery, log.info);
     return `${outDir}/ and the lock were written (stale clusters keep their last known state)`;
   }
@@ -39,10 +40,10 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   const printSink = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   // The plan shows changed fields, which may hold a target's annotation values: redacted like every log line.
   const print = (line: string): void => printSink(redact(line));
-  logChanges(print, print, changes, outDir, before, tree);
+  logChanges(print, print, changes, outDir, before, tree, reasons?.byFile);
   if (lockChanged) print(`${lockFile}: would change`);
   if (mode === 'plan') for (const row of compiled.planRows) print(row);
-  if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals).replace('; nothing was written', '')}`);
+  if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals, (r) => reasons?.removalCauses(r.source, r.target) ?? []).replace('; nothing was written', '')}`);
   const deliveryChanged = delivery ? emitDelivery(host, mode, deliveryDir, delivery, print) : false;
   if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
     throw new CheckFailedError(`${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
@@ -50,8 +51,12 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   return 'nothing was written';
 }
 
-/** Per source folder the files added, changed and removed (`files`), and each changed field (`fields`). */
-function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree): void {
+/** Per source folder the files added, changed and removed (`files`), with the reason of a removed mirror or changed endpoints, and each changed field (`fields`). */
+function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree, reasons: ReadonlyMap<string, { reason: string; message: string }> = new Map()): void {
+  const why = (cluster: string, f: string): string => {
+    const r = reasons.get(`${cluster}/${f}`);
+    return r ? `  (${r.message}) [${r.reason}]` : '';
+  };
   if (changes.length === 0) {
     files(`${outDir}/ is up to date: no changes`);
     return;
@@ -60,11 +65,11 @@ function logChanges(files: (line: string) => void, fields: (line: string) => voi
     files(`${join(outDir, c.cluster)}/: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`);
     for (const f of c.added) files(`  + ${f}`);
     for (const f of c.changed) {
-      files(`  ~ ${f}`);
+      files(`  ~ ${f}${why(c.cluster, f)}`);
       const key = `${c.cluster}/${f}`;
       const changed = changedFields(YAML.parse(before.get(key) ?? ''), YAML.parse(after.get(key) ?? ''));
       for (const field of changed.length > 0 ? changed : ['(text only: comments or formatting)']) fields(`      ${field}`);
     }
-    for (const f of c.removed) files(`  - ${f}`);
+    for (const f of c.removed) files(`  - ${f}${why(c.cluster, f)}`);
   }
 }

@@ -15,13 +15,14 @@ import type { RunContext } from './run-context.js';
 
 /**
  * The large removals from the lock's unit inventories (`before`: what `dist/` holds) to those of the
- * run (`after`); none when removals are confirmed.
+ * run (`after`); none when removals are confirmed. `causes` names why a removal happens (the link or
+ * selector change), for the message.
  * @throws RemovalNotConfirmedError when there are any and the run would write (synth, observe);
  * plan and check only show them
  */
-export function removalGuard(run: RunContext, before: UnitRecords, after: UnitRecords): readonly LargeRemoval[] {
+export function removalGuard(run: RunContext, before: UnitRecords, after: UnitRecords, causes?: (removal: LargeRemoval) => readonly string[]): readonly LargeRemoval[] {
   const removals = run.options.confirmRemovals ? [] : largeRemovals(before, after);
-  if (removals.length > 0 && (run.mode === 'write' || run.mode === 'observe')) throw new RemovalNotConfirmedError(largeRemovalMessage(removals));
+  if (removals.length > 0 && (run.mode === 'write' || run.mode === 'observe')) throw new RemovalNotConfirmedError(largeRemovalMessage(removals, causes));
   return removals;
 }
 

@@ -12,6 +12,7 @@ import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { appendJobSummary } from '../report/job-summary.js';
 import { buildRunReport, writeReportOrLog, type RunFacts } from '../report/report.js';
 import { summaryLines } from '../report/summary.js';
+import { changeReasons } from '../explain/change-reasons.js';
 import { commitStage } from './commit-stage.js';
 import { compileStage, type CompileState } from './compile-stage.js';
 import { withAdoptedFolders } from '../state/unit-folders.js';
@@ -81,10 +82,12 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     const rendered = renderStage(run, loaded, compiled, state);
     facts = { ...facts, warnings, tree: rendered.tree, filesPerCluster: filesPerCluster(compiled.units), changes: rendered.changes, lockChanged: rendered.lockChanged };
     // A shard removes nothing outside its folders: the others count as they are.
-    const removals = removalGuard(run, state.records, shard ? { ...state.records, ...compiled.units } : compiled.units);
+    // Why mirrors go and endpoints change: next to each file in the plan, and in the removal guard's message.
+    const reasons = changeReasons({ spec: loaded.spec, previous: loaded.previous, snapshot: compiled.snapshot, before: rendered.before, after: rendered.tree, records: state.records }, rendered.changes);
+    const removals = removalGuard(run, state.records, shard ? { ...state.records, ...compiled.units } : compiled.units, (r) => reasons.removalCauses(r.source, r.target));
     mark('diff');
 
-    const wrote = commitStage(run, loaded, compiled, rendered, rendered.before, removals);
+    const wrote = commitStage(run, loaded, compiled, rendered, rendered.before, removals, reasons);
     staleLimitGuard(run, loaded, compiled.snapshot, wrote);
     return finish(ExitCode.OK);
   } catch (e) {

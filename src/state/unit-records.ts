@@ -45,3 +45,8 @@ export function recordMirrorLookup(units: UnitRecords): (origin: string) => bool
 export function recordedShardCounts(units: UnitRecords, cluster: string): Map<string, number> {
   return previousShardCounts(Object.keys(units[cluster] ?? {}));
 }
+
+/** The lookups compile takes from the lock's unit records: name owners and established mirrors. */
+export function recordLookups(units: UnitRecords): { readonly previousOwners: PreviousOwnerLookup; readonly previousMirrors: (origin: string) => boolean } {
+  return { previousOwners: recordOwnerLookup(units), previousMirrors: recordMirrorLookup(units) };
+}

@@ -209,7 +209,9 @@ describe('Fleet.toSpec() on an invalid fleet', () => {
     new Cluster(fleet, 'Bad');
     const error = definitionError(fleet);
     assert.equal(error.name, 'FleetDefinitionError');
-    assert.match(error.message, /^the fleet definition has 1 problem:\n {2}- cluster fleet\/Bad: /);
+    // each line starts with where the construct was created (this file), as a compiler's file:line:column
+    assert.match(error.message, /^the fleet definition has 1 problem:\n {2}- test\/unit\/fleet-validation\.test\.ts:\d+:\d+: cluster fleet\/Bad: /);
+    assert.equal(error.locations.length, 1);
   });
 
   test('a link target created in another fleet is an unknown cluster', () => {
@@ -239,8 +241,15 @@ describe('Fleet.toSpec() on an invalid fleet', () => {
   test('a link source that is not a Cluster at all is reported', () => {
     const fleet = newFleet();
     const target = new Cluster(fleet, 'west');
-    new Link(fleet, 'bad', { source: undefined as unknown as Cluster, target });
+    new Link(fleet, 'bad', { source: 'west' as unknown as Cluster, target });
     assertSingleProblem(definitionError(fleet), 'link fleet/bad', 'its source is not a Cluster');
+  });
+
+  test('a link without a source says that the property is missing, not that it is no Cluster', () => {
+    const fleet = newFleet();
+    const target = new Cluster(fleet, 'west');
+    new Link(fleet, 'bad', { source: undefined as unknown as Cluster, target });
+    assertSingleProblem(definitionError(fleet), 'link fleet/bad', 'it has no source (the property source is missing)');
   });
 
   test('a self link is reported', () => {
@@ -462,7 +471,7 @@ describe('Fleet.toSpec() on an invalid fleet', () => {
         error.problems.some((p) => p.startsWith(`${where}: `) && p.includes(what!)),
         `no problem for ${where} mentioning ${what}:\n${error.message}`,
       );
-      assert.ok(error.message.includes(`  - ${where}: `), `message does not list ${where}`);
+      assert.ok(error.message.includes(`.test.ts:`) && new RegExp(`  - \\S+:\\d+:\\d+: ${where}: `).test(error.message), `message does not list ${where} at its file:line:column`);
     }
   });
 });

@@ -1,0 +1,47 @@
+/** `mirrorc explain <cluster>/<namespace>/<service>`: the command-line shell of {@link runExplain}; it parses and prints. */
+import { commandLineFailure } from './command-line-failure.js';
+import { ONLY_FOR } from './command-help.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { renderExplanation } from '../explain/render-explanation.js';
+import { runExplain } from '../pipeline/run-explain.js';
+import { CLI_OPTIONS } from './options.js';
+
+/** The parsed options explain reads. */
+export interface ExplainArgs {
+  readonly fleet?: string | undefined;
+  readonly lock?: string | undefined;
+  readonly out?: string | undefined;
+  readonly json?: boolean | undefined;
+}
+
+/** The options in `argv` that explain does not take (`--offline`, ...). */
+function foreignOptions(argv: readonly string[]): string[] {
+  const allowed = ONLY_FOR.explain ?? [];
+  const known = Object.entries(CLI_OPTIONS).flatMap(([name, o]) => [`--${name}`, ...('short' in o ? [`-${o.short}`] : [])]);
+  return argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]!).filter((a) => known.includes(a) && !allowed.includes(a));
+}
+
+/** Explains `args[0]`; prints the text (or JSON) on stdout; returns the exit code. */
+export async function runExplainCommand(argv: readonly string[], args: readonly string[], values: ExplainArgs): Promise<number> {
+  const foreign = foreignOptions(argv);
+  if (foreign.length > 0) {
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `explain does not take ${foreign.join(', ')}: it compiles from the lock, contacts no cluster and writes nothing (mirrorc explain --help lists its options)`);
+  }
+  if (args.length !== 1) {
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `explain takes one <cluster>/<namespace>/<service>${args.length > 1 ? `, not "${args.join(' ')}"` : ' (e.g. mirrorc explain east/shop/web)'}`);
+  }
+  const outDir = values.out ?? 'dist';
+  const outcome = await runExplain({
+    ref: args[0]!,
+    ...(values.fleet !== undefined ? { fleetFile: values.fleet } : {}),
+    ...(values.lock !== undefined ? { lockFile: values.lock } : {}),
+    outDir,
+  });
+  if (!outcome.ok) {
+    if (values.json) process.stdout.write(`${JSON.stringify({ error: outcome.error, ...(outcome.reason ? { reason: outcome.reason } : {}) }, null, 2)}\n`);
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, outcome.error);
+  }
+  const text = values.json ? [JSON.stringify(outcome.explanation, null, 2)] : renderExplanation(outcome.explanation, outDir);
+  process.stdout.write(`${text.join('\n')}\n`);
+  return ExitCode.OK;
+}

@@ -1,0 +1,100 @@
+/**
+ * What `mirrorc explain <cluster>/<namespace>/<service>` asks about: a target service, or a mirror in
+ * a source (`west/shop/web-east`), which is explained as the target service it mirrors.
+ */
+import type { FleetPlan } from '../compile/compile-fleet.js';
+import type { CompileError } from '../compile/diagnostics.js';
+import type { PreviousOwnerLookup } from '../compile/compile-fleet.js';
+import type { FileTree } from '../emit/render-files.js';
+import type { FleetSpec } from '../model/fleet-spec.js';
+import type { FleetSnapshot } from '../snapshot/snapshot.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import type { ServiceRef } from './explain-service.js';
+import { ExplainReason } from './explain-reason.js';
+import { linkSelectorQueries, selectorToQuery } from '../model/label-selector.js';
+
+/** The question cannot be answered: not `cluster/namespace/name`, an unknown cluster, or a service neither the lock nor the output knows. */
+export class UnknownServiceError extends Error {
+  /** @param reason the reason code, when the service is simply not exported (rather than a malformed or mistyped question) */
+  constructor(message: string, public readonly reason?: ExplainReason) {
+    super(message);
+    this.name = 'UnknownServiceError';
+  }
+}
+
+/** The service to explain, and the mirror name asked about when it was one. */
+export interface ResolvedRef {
+  readonly service: ServiceRef;
+  readonly askedMirror?: string;
+}
+
+const SERVICE_FILE = /^([^/]+)\/(?:[^/]+\/)?([^/]+)\/service-([^/]+)\.yaml$/;
+
+/**
+ * Resolves `text`. A target service listed in the lock is taken as it is; otherwise a mirror
+ * Service of that source (compiled now, or in the committed output, or named `<svc>-<target>` after
+ * one of its links) stands for the target service it mirrors. Anything else is an error: the lock
+ * lists every service some link's selector matched, so a service it lacks is mistyped or not exported.
+ * @throws UnknownServiceError naming the closest known service
+ */
+export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapshot, before: FileTree, plan: FleetPlan | CompileError, owners: PreviousOwnerLookup): ResolvedRef {
+  const parts = text.split('/');
+  if (parts.length !== 3 || parts.some((p) => p === '')) {
+    throw new UnknownServiceError(`"${text}" is not <cluster>/<namespace>/<service> (e.g. east/shop/web, or a mirror in a source: west/shop/web-east)`);
+  }
+  const [cluster, namespace, name] = parts as [string, string, string];
+  const clusters = spec.clusters.map((c) => c.name);
+  if (!clusters.includes(cluster)) {
+    const suggestion = didYouMean(cluster, clusters);
+    throw new UnknownServiceError(`no cluster "${cluster}" in the fleet${suggestion ? `; did you mean "${suggestion}"?` : ''} (clusters: ${clusters.join(', ')})`);
+  }
+  const key = `${namespace}/${name}`;
+  const listed = snapshot.targets[cluster]?.services.some((s) => `${s.namespace}/${s.name}` === key) ?? false;
+  if (listed) return { service: { cluster, namespace, name } };
+  const origin = mirrorOriginOf(cluster, key, spec, owners, plan);
+  if (origin) {
+    const [target, ns, svc] = origin.split('/') as [string, string, string];
+    return { service: { cluster: target, namespace: ns, name: svc }, askedMirror: text };
+  }
+  // Neither listed nor a mirror: a mistyped name, or a service that no selector matched (a forgotten export label).
+  const known = [...(snapshot.targets[cluster]?.services.map((s) => `${s.namespace}/${s.name}`) ?? []), ...mirrorKeys(cluster, before)];
+  const suggestion = didYouMean(key, known);
+  const links = spec.links.filter((l) => l.target === cluster);
+  const why = links.length === 0
+    ? `no link has "${cluster}" as its target, so none of its services is mirrored`
+    : snapshot.targets[cluster] === undefined
+      ? `"${cluster}" has never been observed successfully, so the lock lists none of its services; run synth with access to it`
+      : `if it exists in "${cluster}", it lacks the export label: when "${cluster}" was last observed, none of the selectors of its links matched it ` +
+        `(${links.map((l) => `${l.path}: ${linkSelectorQueries(l).map((q) => `"${q}"`).join(', ')}`).join('; ')}); ` +
+        `add the label ${selectorToQuery(links[0]!.selector)} to it (or an ExplicitExport), then run synth`;
+  const reason = links.length === 0 ? ExplainReason.NO_LINK : snapshot.targets[cluster] === undefined ? ExplainReason.TARGET_NOT_OBSERVED : ExplainReason.NOT_EXPORTED;
+  throw new UnknownServiceError(`no service ${cluster}/${key} in the lock or the output${suggestion ? `; did you mean ${cluster}/${suggestion}?` : ''}\n  ${why}`, reason);
+}
+
+/** The origin of the mirror `namespace/name` of source `cluster`: compiled now, recorded in the lock, or by its name suffix. */
+function mirrorOriginOf(cluster: string, key: string, spec: FleetSpec, owners: PreviousOwnerLookup, plan: FleetPlan | CompileError): string | undefined {
+  if (!spec.links.some((l) => l.source === cluster)) return undefined;
+  const [namespace, name] = key.split('/') as [string, string];
+  const units = 'plans' in plan ? (plan.plans.find((p) => p.source === cluster)?.units ?? []) : [];
+  const unit = units.find((u) => u.namespace === namespace && u.serviceNames.includes(name) && /^[^/ ]+\/[^/ ]+\/[^/ ]+$/.test(u.origin));
+  if (unit) return unit.origin;
+  const committed = owners(cluster, key);
+  if (committed) return committed;
+  for (const link of spec.links.filter((l) => l.source === cluster)) {
+    if (name.endsWith(`-${link.target}`) && name.length > link.target.length + 1) {
+      const fromNamespace = Object.entries(link.namespaceMap ?? {}).find(([, to]) => to === namespace)?.[0] ?? namespace;
+      return `${link.target}/${fromNamespace}/${name.slice(0, -link.target.length - 1)}`;
+    }
+  }
+  return undefined;
+}
+
+/** `namespace/name` of the mirror Services in `cluster`'s committed folder. */
+function mirrorKeys(cluster: string, before: FileTree): string[] {
+  const out: string[] = [];
+  for (const path of before.keys()) {
+    const m = SERVICE_FILE.exec(path);
+    if (m && m[1] === cluster) out.push(`${m[2]}/${m[3]}`);
+  }
+  return out;
+}
