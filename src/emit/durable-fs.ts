@@ -1,25 +1,42 @@
 /**
- * The mutating file-system calls of the write path: each is one named step (for fault injection)
- * and is durable (files and the folders whose entries change are fsynced).
+ * The real file-system host ({@link NODE_FS_HOST}): node:fs, durable. Files and the folders whose
+ * entries change are fsynced; a batch of staged files is flushed with one syncfs per file system.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { release } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { faultPoint, type WriteStep } from './fault-injection.js';
+import type { FsHost } from './fs-host.js';
 
-/** Creates or truncates `path`, writes `text` and fsyncs it. */
-export function writeDurably(step: WriteStep, path: string, text: string): void {
-  writeFile(step, path, text, true);
-}
+/** The real file system, through node:fs. */
+export const NODE_FS_HOST: FsHost = {
+  exists: (path) => existsSync(path),
+  lstat: (path) => lstatSync(path, { throwIfNoEntry: false }),
+  stat: (path) => statSync(path),
+  readFile: (path) => readFileSync(path, 'utf8'),
+  readdir: (path) => readdirSync(path),
+  readdirEntries: (path) => readdirSync(path, { withFileTypes: true }),
+  realpath: (path) => realpathSync(path),
+  writeFile: (_step, path, text, flush) => writeFile(path, text, flush),
+  flush: (_step, files) => flushFiles(files),
+  rename: (_step, from, to) => renameSync(from, to),
+  unlink: (_step, path) => unlinkIfExists(path),
+  mkdir: (_step, path) => mkdirWithParents(path),
+  rmdir: (_step, path) => rmdirIfEmpty(path),
+  removeTree: (_step, path) => rmSync(path, { recursive: true, force: true }),
+  writeAtomically: (_step, path, text) => writeFileAtomically(path, text),
+  createExclusive: (path, text) => createExclusive(path, text),
+  deleteQuietly: (path) => {
+    try {
+      unlinkSync(path);
+    } catch {
+      // already gone, or the folder is read-only
+    }
+  },
+  fsyncDirectory: (dir) => fsyncDirectory(dir),
+};
 
-/** Creates or truncates `path` and writes `text`, without flushing it: {@link flushFiles} makes a batch durable. */
-export function writeUnflushed(step: WriteStep, path: string, text: string): void {
-  writeFile(step, path, text, false);
-}
-
-function writeFile(step: WriteStep, path: string, text: string, flush: boolean): void {
-  faultPoint(step, path);
+function writeFile(path: string, text: string, flush: boolean): void {
   const fd = openSync(path, 'w');
   try {
     const bytes = Buffer.from(text, 'utf8');
@@ -38,10 +55,9 @@ function writeFile(step: WriteStep, path: string, text: string, flush: boolean):
  * write, measured). Where that is unavailable or fails, each file is fsynced, which also reports the
  * failing file's error.
  */
-export function flushFiles(step: WriteStep, files: readonly string[]): ReadonlySet<number> {
+function flushFiles(files: readonly string[]): ReadonlySet<number> {
   const synced = new Set<number>();
   if (files.length === 0) return synced;
-  faultPoint(step, files[0]!);
   const byDevice = new Map<number, string[]>();
   const folderDevices = new Map<string, number>();
   for (const f of files) {
@@ -93,15 +109,7 @@ function fsyncFile(path: string): void {
   }
 }
 
-/** Renames `from` to `to` (atomic within one file system). */
-export function renameStep(step: WriteStep, from: string, to: string): void {
-  faultPoint(step, to);
-  renameSync(from, to);
-}
-
-/** Deletes the file `path`; a missing file is fine. */
-export function unlinkStep(step: WriteStep, path: string): void {
-  faultPoint(step, path);
+function unlinkIfExists(path: string): void {
   try {
     unlinkSync(path);
   } catch (e) {
@@ -110,8 +118,7 @@ export function unlinkStep(step: WriteStep, path: string): void {
 }
 
 /** Creates `path` and its missing parents (one by one: a recursive mkdir can report ENOENT for what is EROFS or EACCES). */
-export function mkdirStep(step: WriteStep, path: string): void {
-  faultPoint(step, path);
+function mkdirWithParents(path: string): void {
   const missing: string[] = [];
   for (let p = resolve(path); !existsSync(p) && dirname(p) !== p; p = dirname(p)) missing.unshift(p);
   for (const p of missing) {
@@ -123,9 +130,7 @@ export function mkdirStep(step: WriteStep, path: string): void {
   }
 }
 
-/** Removes the empty folder `path`; a missing or non-empty folder is left as it is. */
-export function rmdirStep(step: WriteStep, path: string): void {
-  faultPoint(step, path);
+function rmdirIfEmpty(path: string): void {
   try {
     rmdirSync(path);
   } catch (e) {
@@ -134,10 +139,20 @@ export function rmdirStep(step: WriteStep, path: string): void {
   }
 }
 
-/** Removes `path` and everything below it; a missing path is fine. */
-export function removeTreeStep(step: WriteStep, path: string): void {
-  faultPoint(step, path);
-  rmSync(path, { recursive: true, force: true });
+function createExclusive(path: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
 
 /** Flushes a folder's entries (renames, creations, deletions in it) to disk; a missing folder is skipped. */

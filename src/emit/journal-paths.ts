@@ -7,8 +7,8 @@
  * hook included. Such a journal is refused as a whole, nothing is touched, and the user is told
  * to delete it.
  */
-import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { FsHost } from './fs-host.js';
 import { shownPath } from './write-failure.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 
@@ -56,7 +56,7 @@ interface RawOp {
  * whether the caller knows the lock path (readers that only look inside `home` do not, and ignore
  * an operation on the lock; a writer must know it).
  */
-export function journalProblems(scope: JournalScope, ops: unknown, lockKnown: boolean): string[] {
+export function journalProblems(host: FsHost, scope: JournalScope, ops: unknown, lockKnown: boolean): string[] {
   if (!Array.isArray(ops)) return ['its "ops" is not a list'];
   const base = dirname(resolve(scope.home));
   const problems: string[] = [];
@@ -77,7 +77,7 @@ export function journalProblems(scope: JournalScope, ops: unknown, lockKnown: bo
       problems.push(`${where}: ${raw.op} ${JSON.stringify(raw.path)} is outside ${shownPath(resolve(scope.home))}/${scope.lockPath !== undefined ? ` and is not the lock ${shownPath(resolve(scope.lockPath))}` : ''}`);
       return;
     }
-    const escape = symlinkEscape(target.resolved, insideHome ? resolve(scope.home) : dirname(target.resolved));
+    const escape = symlinkEscape(host, target.resolved, insideHome ? resolve(scope.home) : dirname(target.resolved));
     if (escape) problems.push(`${where}: ${raw.op} ${JSON.stringify(raw.path)}: ${escape}`);
     if (raw.op !== 'put') return;
     const staged = checkedRelative(base, raw.staged);
@@ -90,14 +90,14 @@ export function journalProblems(scope: JournalScope, ops: unknown, lockKnown: bo
       problems.push(`${where}: staged file ${JSON.stringify(raw.staged)} is neither inside ${shownPath(scope.txn)}/ nor beside its target`);
       return;
     }
-    const stagedEscape = symlinkEscape(staged.resolved, within(staged.resolved, resolve(scope.txn)) ? resolve(scope.txn) : dirname(staged.resolved));
+    const stagedEscape = symlinkEscape(host, staged.resolved, within(staged.resolved, resolve(scope.txn)) ? resolve(scope.txn) : dirname(staged.resolved));
     if (stagedEscape) problems.push(`${where}: staged file ${JSON.stringify(raw.staged)}: ${stagedEscape}`);
   });
   return problems;
 }
 
 /** The problems of `outside.json` (files staged beside their targets, deleted when a transaction is discarded). */
-export function outsideListProblems(scope: JournalScope, list: unknown): string[] {
+export function outsideListProblems(host: FsHost, scope: JournalScope, list: unknown): string[] {
   if (!Array.isArray(list)) return ['its outside.json is not a list'];
   const base = dirname(resolve(scope.home));
   const problems: string[] = [];
@@ -113,15 +113,15 @@ export function outsideListProblems(scope: JournalScope, list: unknown): string[
       problems.push(`outside.json entry ${i + 1}: ${JSON.stringify(raw)} is not a file staged by mirrorc (".<name>${STAGED_BESIDE_SUFFIX}" inside ${shownPath(resolve(scope.home))}/ or beside the lock)`);
       return;
     }
-    const escape = symlinkEscape(checked.resolved, within(checked.resolved, resolve(scope.home)) ? resolve(scope.home) : dirname(checked.resolved));
+    const escape = symlinkEscape(host, checked.resolved, within(checked.resolved, resolve(scope.home)) ? resolve(scope.home) : dirname(checked.resolved));
     if (escape) problems.push(`outside.json entry ${i + 1}: ${JSON.stringify(raw)}: ${escape}`);
   });
   return problems;
 }
 
 /** Why the transaction folder itself is unsafe (a symbolic link, or not a folder), or undefined. */
-export function transactionFolderProblem(txn: string): string | undefined {
-  const st = lstatSync(txn, { throwIfNoEntry: false });
+export function transactionFolderProblem(host: FsHost, txn: string): string | undefined {
+  const st = host.lstat(txn);
   if (!st) return undefined;
   if (st.isSymbolicLink()) return `${shownPath(txn)} is a symbolic link, not a folder mirrorc made`;
   if (!st.isDirectory()) return `${shownPath(txn)} is not a folder`;
@@ -154,23 +154,23 @@ function within(path: string, root: string): boolean {
  * that is a link, or `root` itself resolving elsewhere than its parent says), or undefined. The
  * last segment itself may be a link: unlink and rename act on the link, not on what it points to.
  */
-function symlinkEscape(path: string, root: string): string | undefined {
-  const rootStat = lstatSync(root, { throwIfNoEntry: false });
+function symlinkEscape(host: FsHost, path: string, root: string): string | undefined {
+  const rootStat = host.lstat(root);
   if (rootStat?.isSymbolicLink()) return `${shownPath(root)} is a symbolic link`;
   const parts = relative(root, dirname(path)).split(sep).filter((p) => p !== '');
   let at = root;
   for (const part of parts) {
     at = join(at, part);
-    const st = lstatSync(at, { throwIfNoEntry: false });
+    const st = host.lstat(at);
     if (!st) return undefined;
-    if (st.isSymbolicLink()) return `${shownPath(at)} on its way is a symbolic link (to ${safeRealpath(at)})`;
+    if (st.isSymbolicLink()) return `${shownPath(at)} on its way is a symbolic link (to ${safeRealpath(host, at)})`;
   }
   return undefined;
 }
 
-function safeRealpath(path: string): string {
+function safeRealpath(host: FsHost, path: string): string {
   try {
-    return realpathSync(path);
+    return host.realpath(path);
   } catch {
     return 'nowhere';
   }

@@ -1,22 +1,23 @@
 /** Reads an output folder back as a {@link FileTree}. */
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareStrings } from '../util/order.js';
+import { NODE_FS_HOST } from './durable-fs.js';
+import type { FsHost } from './fs-host.js';
 import type { FileTree } from './render-files.js';
 
 /** Every file under `dir` (relative paths with `/`), sorted; empty when `dir` does not exist. */
-export function readTree(dir: string): FileTree {
+export function readTree(dir: string, host: FsHost = NODE_FS_HOST): FileTree {
   const files: FileTree = new Map();
   const walk = (rel: string): void => {
     const abs = join(dir, rel);
     // The entries' types come with the listing: no stat per file (only a symbolic link is followed by one).
-    for (const entry of readdirSync(abs, { withFileTypes: true }).sort((a, b) => compareStrings(a.name, b.name))) {
+    for (const entry of host.readdirEntries(abs).sort((a, b) => compareStrings(a.name, b.name))) {
       const relPath = rel ? `${rel}/${entry.name}` : entry.name;
-      const isDirectory = entry.isSymbolicLink() ? statSync(join(dir, relPath)).isDirectory() : entry.isDirectory();
+      const isDirectory = entry.isSymbolicLink() ? host.stat(join(dir, relPath)).isDirectory() : entry.isDirectory();
       if (isDirectory) walk(relPath);
-      else files.set(relPath, readFileSync(join(dir, relPath), 'utf8'));
+      else files.set(relPath, host.readFile(join(dir, relPath)));
     }
   };
-  if (existsSync(dir)) walk('');
+  if (host.exists(dir)) walk('');
   return files;
 }

@@ -7,12 +7,11 @@
  * the message of a run that finds the lock taken.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { writeFileAtomically } from './durable-fs.js';
-import { faultPoint } from './fault-injection.js';
+import { NODE_FS_HOST } from './durable-fs.js';
+import type { FsHost } from './fs-host.js';
 import { shownPath } from './write-failure.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { MirrorcError } from '../errors/mirrorc-error.js';
@@ -44,6 +43,8 @@ export interface RunLockProps {
   readonly onWait?: (holder: string) => void;
   /** How the lock is held: an abstract Unix socket, or a pid file created with O_EXCL. @default 'socket' on Linux, else 'pid-file' */
   readonly mechanism?: 'socket' | 'pid-file';
+  /** The file system (holder information, pid file, the folder's real path). @default the real one */
+  readonly host?: FsHost;
 }
 
 /** The run lock is held by another run (and was not released in time). */
@@ -72,9 +73,9 @@ export function holderInfoPath(dir: string): string {
 }
 
 /** Who holds the run lock of `dir`, as its holder-information file says (undefined when unreadable). */
-export function readHolder(dir: string): RunLockHolder | undefined {
+export function readHolder(dir: string, host: FsHost = NODE_FS_HOST): RunLockHolder | undefined {
   try {
-    const h = JSON.parse(readFileSync(holderInfoPath(dir), 'utf8')) as RunLockHolder;
+    const h = JSON.parse(host.readFile(holderInfoPath(dir))) as RunLockHolder;
     return typeof h.pid === 'number' && typeof h.host === 'string' ? h : undefined;
   } catch {
     return undefined;
@@ -88,39 +89,40 @@ export async function acquireRunLock(dir: string, props: RunLockProps = {}): Pro
   const deadline = now().getTime() + waitSeconds * 1000;
   const me: RunLockHolder = { pid: process.pid, host: hostname(), command: props.command ?? 'mirrorc', since: now().toISOString() };
   const socket = (props.mechanism ?? (process.platform === 'linux' ? 'socket' : 'pid-file')) === 'socket';
+  const host = props.host ?? NODE_FS_HOST;
   const take = socket ? takeSocketLock : takePidFileLock;
   let waiting = false;
   for (;;) {
-    const lock = await take(dir, me);
+    const lock = await take(host, dir, me);
     if (lock) return lock;
     const left = deadline - now().getTime();
-    if (left <= 0) throw new RunLockBusyError(dir, readHolder(dir), waitSeconds);
+    if (left <= 0) throw new RunLockBusyError(dir, readHolder(dir, host), waitSeconds);
     if (!waiting) {
       waiting = true;
-      props.onWait?.(describeHolder(readHolder(dir)));
+      props.onWait?.(describeHolder(readHolder(dir, host)));
     }
-    await (socket ? untilSocketReleased(socketName(dir), left) : delay(Math.min(left, 500)));
+    await (socket ? untilSocketReleased(socketName(host, dir), left) : delay(Math.min(left, 500)));
   }
 }
 
 /** `\0mirrorc-<sha256 of the folder's real path>`: an abstract socket (no file), one per output folder. */
-function socketName(dir: string): string {
-  return `\0mirrorc-${createHash('sha256').update(realPathOf(dir)).digest('hex')}`;
+function socketName(host: FsHost, dir: string): string {
+  return `\0mirrorc-${createHash('sha256').update(realPathOf(host, dir)).digest('hex')}`;
 }
 
 /** The real path of `dir`, also when it (or some parents) does not exist yet. */
-function realPathOf(dir: string): string {
+function realPathOf(host: FsHost, dir: string): string {
   const abs = resolve(dir);
   for (let p = abs; ; p = dirname(p)) {
     try {
-      return join(realpathSync(p), relative(p, abs));
+      return join(host.realpath(p), relative(p, abs));
     } catch {
       if (dirname(p) === p) return abs;
     }
   }
 }
 
-async function takeSocketLock(dir: string, me: RunLockHolder): Promise<RunLock | undefined> {
+async function takeSocketLock(host: FsHost, dir: string, me: RunLockHolder): Promise<RunLock | undefined> {
   const server = createServer();
   const clients = new Set<Socket>();
   // A waiting run connects and learns of the release when its connection closes.
@@ -132,17 +134,17 @@ async function takeSocketLock(dir: string, me: RunLockHolder): Promise<RunLock |
   });
   const listening = await new Promise<boolean>((resolvePromise, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' ? resolvePromise(false) : reject(e)));
-    server.listen({ path: socketName(dir) }, () => resolvePromise(true));
+    server.listen({ path: socketName(host, dir) }, () => resolvePromise(true));
   });
   if (!listening) return undefined;
   server.unref();
-  writeHolderInfo(dir, me);
+  writeHolderInfo(host, dir, me);
   let released = false;
   return {
     release: () => {
       if (released) return;
       released = true;
-      removeHolderInfo(dir);
+      host.deleteQuietly(holderInfoPath(dir));
       server.close();
       for (const s of clients) s.destroy();
     },
@@ -166,26 +168,18 @@ function untilSocketReleased(name: string, ms: number): Promise<void> {
 }
 
 /** Other platforms: the holder file itself, created with O_EXCL; taken over when its process is gone. */
-async function takePidFileLock(dir: string, me: RunLockHolder): Promise<RunLock | undefined> {
+async function takePidFileLock(host: FsHost, dir: string, me: RunLockHolder): Promise<RunLock | undefined> {
   const path = holderInfoPath(dir);
   for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, JSON.stringify(me));
-      closeSync(fd);
+    if (host.createExclusive(path, JSON.stringify(me))) {
       let released = false;
-      return { release: () => { if (!released) { released = true; removeHolderInfo(dir); } } };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      return { release: () => { if (!released) { released = true; host.deleteQuietly(path); } } };
     }
-    const holder = readHolder(dir);
+    const holder = readHolder(dir, host);
     // Only a holder on this host whose process is gone is taken over (a narrow race remains: see docs/safety/write-path.md).
     if (!holder || holder.host !== me.host || isAlive(holder.pid)) return undefined;
-    try {
-      unlinkSync(path);
-    } catch {
-      // Someone else took it over first.
-    }
+    // Someone else may take it over first: then the next attempt finds theirs.
+    host.deleteQuietly(path);
   }
   return undefined;
 }
@@ -200,21 +194,11 @@ function isAlive(pid: number): boolean {
 }
 
 /** Best effort: a lock without holder information still excludes other runs. */
-function writeHolderInfo(dir: string, me: RunLockHolder): void {
-  const path = holderInfoPath(dir);
+function writeHolderInfo(host: FsHost, dir: string, me: RunLockHolder): void {
   try {
-    faultPoint('holder-info', path);
-    writeFileAtomically(path, `${JSON.stringify(me)}\n`);
+    host.writeAtomically('holder-info', holderInfoPath(dir), `${JSON.stringify(me)}\n`);
   } catch (e) {
     if (!(e as NodeJS.ErrnoException).code) throw e;
-  }
-}
-
-function removeHolderInfo(dir: string): void {
-  try {
-    unlinkSync(holderInfoPath(dir));
-  } catch {
-    // already gone (or the folder is read-only: the next holder overwrites it)
   }
 }
 

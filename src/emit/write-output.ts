@@ -2,8 +2,11 @@
  * Writes `dist/` and the lock file so that a failed or interrupted run never leaves a mix: only the
  * files that differ are written, through a committed journal (see write-transaction.ts), and an
  * interrupted run is completed or undone by the next one. Callers hold the run lock (run-lock.ts).
+ * Every file-system call goes through the {@link FsHost} given (default: the real one).
  */
 import { resolve } from 'node:path';
+import { NODE_FS_HOST } from './durable-fs.js';
+import type { FsHost } from './fs-host.js';
 import { recoverLegacySwap } from './legacy-swap-recovery.js';
 import { isFsError, shownPath, WriteFailedError } from './write-failure.js';
 import { readTree } from './read-tree.js';
@@ -19,10 +22,10 @@ export { UnsafeJournalError } from './journal-paths.js';
  * rolled forward, an uncommitted transaction discarded, old-format `.dist.staging-*`/`.dist.previous-*`
  * folders resolved). Call it only while holding the run lock of `outDir`.
  */
-export function recoverInterruptedWrite(outDir: string, lockPath?: string): void {
+export function recoverInterruptedWrite(outDir: string, lockPath?: string, host: FsHost = NODE_FS_HOST): void {
   try {
-    recoverLegacySwap(resolve(outDir), lockPath !== undefined ? resolve(lockPath) : undefined);
-    recoverTransaction(outDir, lockPath);
+    recoverLegacySwap(host, resolve(outDir), lockPath !== undefined ? resolve(lockPath) : undefined);
+    recoverTransaction(outDir, lockPath, host);
   } catch (e) {
     if (!isFsError(e)) throw e;
     const e2 = e as NodeJS.ErrnoException & { dest?: string };
@@ -37,19 +40,19 @@ export function recoverInterruptedWrite(outDir: string, lockPath?: string): void
  * already read it after recovering (synth does, under the run lock); otherwise it is read here.
  * Throws `WriteFailedError` when the file system refuses.
  */
-export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lockText: string, before?: FileTree): WriteSummary {
-  recoverInterruptedWrite(outDir, lockPath);
-  return commitChanges(outDir, [{ dir: outDir, before: before ?? readTree(outDir), after: tree }], [{ path: lockPath, text: lockText }]);
+export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lockText: string, before?: FileTree, host: FsHost = NODE_FS_HOST): WriteSummary {
+  recoverInterruptedWrite(outDir, lockPath, host);
+  return commitChanges(outDir, [{ dir: outDir, before: before ?? readTree(outDir, host), after: tree }], [{ path: lockPath, text: lockText }], host);
 }
 
 /** Makes the lock file `lockText` alone, through the transaction of `outDir` (the `observe` command). */
-export function writeLockOnly(outDir: string, lockPath: string, lockText: string): WriteSummary {
-  recoverInterruptedWrite(outDir, lockPath);
-  return commitChanges(outDir, [], [{ path: lockPath, text: lockText }]);
+export function writeLockOnly(outDir: string, lockPath: string, lockText: string, host: FsHost = NODE_FS_HOST): WriteSummary {
+  recoverInterruptedWrite(outDir, lockPath, host);
+  return commitChanges(outDir, [], [{ path: lockPath, text: lockText }], host);
 }
 
 /** Makes `dir` exactly `tree` (no lock file), writing only what differs. Used for `delivery/`. */
-export function replaceDirectory(dir: string, tree: FileTree): WriteSummary {
-  recoverInterruptedWrite(dir);
-  return commitChanges(dir, [{ dir, before: readTree(dir), after: tree }], []);
+export function replaceDirectory(dir: string, tree: FileTree, host: FsHost = NODE_FS_HOST): WriteSummary {
+  recoverInterruptedWrite(dir, undefined, host);
+  return commitChanges(dir, [{ dir, before: readTree(dir, host), after: tree }], [], host);
 }

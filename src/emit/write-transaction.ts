@@ -13,11 +13,10 @@
  * an uncommitted transaction is discarded. Readers that must not write (plan, check) read the
  * committed state: the folder overlaid with a committed journal.
  */
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { compareStrings } from '../util/order.js';
-import { flushFiles, fsyncDirectory, mkdirStep, removeTreeStep, renameStep, rmdirStep, unlinkStep, writeDurably, writeUnflushed } from './durable-fs.js';
-import type { WriteStep } from './fault-injection.js';
+import { NODE_FS_HOST } from './durable-fs.js';
+import type { FsHost, WriteStep } from './fs-host.js';
 import type { FileTree } from './render-files.js';
 import { isFsError, shownPath, WriteFailedError } from './write-failure.js';
 import { readTree } from './read-tree.js';
@@ -80,7 +79,7 @@ export function transactionDir(home: string): string {
  * journal. A leftover transaction of `home` must have been recovered first ({@link recoverTransaction}).
  * Throws {@link WriteFailedError} when the file system refuses.
  */
-export function commitChanges(home: string, trees: readonly TreeWrite[], files: readonly FileWrite[]): WriteSummary {
+export function commitChanges(home: string, trees: readonly TreeWrite[], files: readonly FileWrite[], host: FsHost = NODE_FS_HOST): WriteSummary {
   const base = dirname(resolve(home));
   const txn = transactionDir(home);
   const rel = (abs: string): string => relative(base, abs);
@@ -103,31 +102,31 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
     appendAll(rmdirs, emptiedFolders(t.before, t.after).map((d) => join(root, d)));
   }
   for (const f of files) {
-    checkNotBlocked(resolve(f.path), false);
+    checkNotBlocked(host, resolve(f.path), false);
     let current: string | undefined;
     try {
-      current = readFileSync(f.path, 'utf8');
+      current = host.readFile(f.path);
     } catch {
       current = undefined;
     }
     if (current !== f.text) puts.push({ path: resolve(f.path), text: f.text, step: 'apply-lock' });
   }
   if (puts.length === 0 && deletes.length === 0) return { put: 0, deleted: 0 };
-  for (const [root, tree] of shapes) checkTreeShape(root, tree);
+  for (const [root, tree] of shapes) checkTreeShape(host, root, tree);
 
   const what = describeOutputs(trees, files);
   // Never touch an earlier run's transaction here: it may be committed (the caller recovers it first).
-  if (existsSync(txn)) throw new Error(`internal error: ${txn} exists; it must be recovered before a new write`);
+  if (host.exists(txn)) throw new Error(`internal error: ${txn} exists; it must be recovered before a new write`);
   // Stage: nothing visible changes until the journal is committed.
   let current = txn;
   const ops: JournalOp[] = [];
   try {
-    const txnDev = deviceOf(base);
+    const txnDev = deviceOf(host, base);
     const outside: string[] = [];
     const devices = new Map<string, number>();
     const deviceOfFolder = (dir: string): number => {
       let dev = devices.get(dir);
-      if (dev === undefined) devices.set(dir, (dev = deviceOf(dir)));
+      if (dev === undefined) devices.set(dir, (dev = deviceOf(host, dir)));
       return dev;
     };
     const staged = puts.map((p, i) => {
@@ -136,38 +135,38 @@ export function commitChanges(home: string, trees: readonly TreeWrite[], files: 
       if (!inside) outside.push(rel(at));
       return at;
     });
-    mkdirStep('txn-begin', join(txn, 'files'));
-    if (outside.length > 0) writeDurably('txn-begin', join(txn, OUTSIDE), JSON.stringify(outside));
+    host.mkdir('txn-begin', join(txn, 'files'));
+    if (outside.length > 0) host.writeFile('txn-begin', join(txn, OUTSIDE), JSON.stringify(outside), true);
     const stagedDirs = new Set<string>([join(txn, 'files'), txn, base]);
     puts.forEach((p, i) => {
       current = p.path;
       const dir = dirname(staged[i]!);
-      if (!stagedDirs.has(dir) && !existsSync(dir)) mkdirStep('txn-begin', dir);
-      writeUnflushed('stage-file', staged[i]!, p.text);
+      if (!stagedDirs.has(dir) && !host.exists(dir)) host.mkdir('txn-begin', dir);
+      host.writeFile('stage-file', staged[i]!, p.text, false);
       stagedDirs.add(dir);
       ops.push({ op: 'put', path: rel(p.path), staged: rel(staged[i]!), step: p.step });
     });
     current = '';
-    const syncedDevices = flushFiles('stage-sync', staged);
+    const syncedDevices = host.flush('stage-sync', staged);
     for (const d of deletes) ops.push({ op: 'delete', path: rel(d), step: 'apply-delete' });
     for (const d of rmdirs) ops.push({ op: 'rmdir', path: rel(d), step: 'apply-rmdir' });
     // Lock (and other single files) last: after the tree they describe is complete.
     ops.sort((a, b) => rank(a) - rank(b));
     // syncfs made the entries of every folder on its file system durable; others get their fsync.
-    for (const d of stagedDirs) if (!syncedDevices.has(deviceOfFolder(d))) fsyncDirectory(d);
+    for (const d of stagedDirs) if (!syncedDevices.has(deviceOfFolder(d))) host.fsyncDirectory(d);
     current = join(txn, JOURNAL);
     const journal: Journal = { format: 1, ops };
-    writeDurably('journal-write', join(txn, JOURNAL_TMP), `${JSON.stringify(journal, null, 1)}\n`);
-    renameStep('journal-commit', join(txn, JOURNAL_TMP), join(txn, JOURNAL));
-    fsyncDirectory(txn);
+    host.writeFile('journal-write', join(txn, JOURNAL_TMP), `${JSON.stringify(journal, null, 1)}\n`, true);
+    host.rename('journal-commit', join(txn, JOURNAL_TMP), join(txn, JOURNAL));
+    host.fsyncDirectory(txn);
   } catch (e) {
     if (!isFsError(e)) throw e;
-    const cleaned = tryDiscard(home, files[0]?.path);
+    const cleaned = tryDiscard(host, home, files[0]?.path);
     throw new WriteFailedError(errorPath(e, current), e.code, `nothing was changed: ${what} ${what.includes(' and ') ? 'are' : 'is'} as before${cleaned ? '' : ` (the unfinished ${shownPath(txn)}/ is removed by the next synth)`}; fix the cause and run synth again`);
   }
   // Apply: from here on the new output is committed; a failure is completed by the next run.
   try {
-    applyJournal(base, txn, { format: 1, ops });
+    applyJournal(host, base, txn, { format: 1, ops });
   } catch (e) {
     if (!isFsError(e)) throw e;
     throw new WriteFailedError(errorPath(e, ''), e.code, `the new ${what} ${what.includes(' and ') ? 'are' : 'is'} committed (journal in ${shownPath(txn)}/) but not all in place yet; plan and check already read the new output, and the next synth completes it once the cause is fixed`);
@@ -184,16 +183,16 @@ function rank(op: JournalOp): number {
  * Finishes or undoes a transaction left by an earlier run of `home`: a committed journal is rolled
  * forward, an uncommitted transaction is discarded. Call it only while holding the run lock.
  */
-export function recoverTransaction(home: string, lockPath?: string): 'none' | 'rolled-forward' | 'discarded' {
+export function recoverTransaction(home: string, lockPath?: string, host: FsHost = NODE_FS_HOST): 'none' | 'rolled-forward' | 'discarded' {
   const txn = transactionDir(home);
-  if (!existsSync(txn)) return 'none';
+  if (!host.exists(txn)) return 'none';
   const scope: JournalScope = { home, txn, ...(lockPath !== undefined ? { lockPath } : {}) };
-  const journal = readJournal(scope, true);
+  const journal = readJournal(host, scope, true);
   if (!journal) {
-    discard(scope);
+    discard(host, scope);
     return 'discarded';
   }
-  applyJournal(dirname(resolve(home)), txn, journal);
+  applyJournal(host, dirname(resolve(home)), txn, journal);
   return 'rolled-forward';
 }
 
@@ -202,76 +201,77 @@ export function recoverTransaction(home: string, lockPath?: string): 'none' | 'r
  * `home`, its transaction folder and `lockPath`.
  * @throws UnsafeJournalError when it does not
  */
-export function checkTransaction(home: string, lockPath?: string): void {
+export function checkTransaction(home: string, lockPath?: string, host: FsHost = NODE_FS_HOST): void {
   const txn = transactionDir(home);
-  if (!existsSync(txn) && lstatSync(txn, { throwIfNoEntry: false }) === undefined) return;
+  if (!host.exists(txn) && host.lstat(txn) === undefined) return;
   const scope: JournalScope = { home, txn, ...(lockPath !== undefined ? { lockPath } : {}) };
-  if (readJournal(scope, true)) return;
+  if (readJournal(host, scope, true)) return;
   let outside: unknown = [];
   try {
-    outside = JSON.parse(readFileSync(join(txn, OUTSIDE), 'utf8'));
+    outside = JSON.parse(host.readFile(join(txn, OUTSIDE)));
   } catch {
     outside = [];
   }
-  const problems = outsideListProblems(scope, outside);
+  const problems = outsideListProblems(host, scope, outside);
   if (problems.length > 0) throw new UnsafeJournalError(txn, problems);
 }
 
 /** Applies every operation (idempotent: a put whose staged file is gone was done already), then removes the transaction. */
-function applyJournal(base: string, txn: string, journal: Journal): void {
+function applyJournal(host: FsHost, base: string, txn: string, journal: Journal): void {
   const touched = new Set<string>();
   const folders = new Set<string>();
   for (const op of journal.ops) {
     const target = resolve(base, op.path);
     if (op.op === 'put') {
       const staged = resolve(base, op.staged!);
-      if (!existsSync(staged)) continue;
-      if (!folders.has(dirname(target)) && !existsSync(dirname(target))) {
-        mkdirStep('apply-mkdir', dirname(target));
+      if (!host.exists(staged)) continue;
+      if (!folders.has(dirname(target)) && !host.exists(dirname(target))) {
+        host.mkdir('apply-mkdir', dirname(target));
         for (let d = dirname(target); d !== base && d.startsWith(base + sep); d = dirname(d)) touched.add(dirname(d));
       }
-      renameStep(op.step, staged, target);
+      host.rename(op.step, staged, target);
       touched.add(dirname(target));
       folders.add(dirname(target));
     } else if (op.op === 'delete') {
-      if (!existsSync(target)) continue;
-      unlinkStep('apply-delete', target);
+      if (!host.exists(target)) continue;
+      host.unlink('apply-delete', target);
       touched.add(dirname(target));
     } else {
-      if (!existsSync(target)) continue;
-      rmdirStep('apply-rmdir', target);
+      if (!host.exists(target)) continue;
+      host.rmdir('apply-rmdir', target);
       touched.add(dirname(target));
     }
   }
   // Every rename and delete is on disk before the journal that describes them goes.
-  for (const d of [...touched].sort(compareStrings)) fsyncDirectory(d);
-  unlinkStep('txn-cleanup', join(txn, JOURNAL));
-  fsyncDirectory(txn);
-  removeTreeStep('txn-cleanup', txn);
-  fsyncDirectory(base);
+  for (const d of [...touched].sort(compareStrings)) host.fsyncDirectory(d);
+  host.unlink('txn-cleanup', join(txn, JOURNAL));
+  host.fsyncDirectory(txn);
+  host.removeTree('txn-cleanup', txn);
+  host.fsyncDirectory(base);
 }
 
 /** Removes an uncommitted transaction of `home`, with the files it staged outside its folder (each checked first: see journal-paths.ts). */
-function discard(scope: JournalScope): void {
+function discard(host: FsHost, scope: JournalScope): void {
   const { home, txn } = scope;
   const base = dirname(resolve(home));
   let outside: unknown = [];
   try {
-    outside = JSON.parse(readFileSync(join(txn, OUTSIDE), 'utf8'));
+    outside = JSON.parse(host.readFile(join(txn, OUTSIDE)));
   } catch {
     outside = [];
   }
-  const problems = [...(transactionFolderProblem(txn) !== undefined ? [transactionFolderProblem(txn)!] : []), ...outsideListProblems(scope, outside)];
+  const folderProblem = transactionFolderProblem(host, txn);
+  const problems = [...(folderProblem !== undefined ? [folderProblem] : []), ...outsideListProblems(host, scope, outside)];
   if (problems.length > 0) throw new UnsafeJournalError(txn, problems);
-  for (const p of outside as string[]) unlinkStep('discard', resolve(base, p));
-  removeTreeStep('discard', txn);
-  fsyncDirectory(base);
+  for (const p of outside as string[]) host.unlink('discard', resolve(base, p));
+  host.removeTree('discard', txn);
+  host.fsyncDirectory(base);
 }
 
 /** {@link discard}, reporting instead of throwing whether it worked (the caller is already failing); `lockPath`: the lock this transaction may have staged beside itself. */
-function tryDiscard(home: string, lockPath: string | undefined): boolean {
+function tryDiscard(host: FsHost, home: string, lockPath: string | undefined): boolean {
   try {
-    if (existsSync(transactionDir(home))) discard({ home, txn: transactionDir(home), ...(lockPath !== undefined ? { lockPath } : {}) });
+    if (host.exists(transactionDir(home))) discard(host, { home, txn: transactionDir(home), ...(lockPath !== undefined ? { lockPath } : {}) });
     return true;
   } catch {
     return false;
@@ -282,13 +282,13 @@ function tryDiscard(home: string, lockPath: string | undefined): boolean {
  * The committed journal of a transaction folder, or undefined when there is none (not committed).
  * Throws {@link UnsafeJournalError} when it names a path outside its scope (see journal-paths.ts).
  */
-function readJournal(scope: JournalScope, lockKnown: boolean): Journal | undefined {
+function readJournal(host: FsHost, scope: JournalScope, lockKnown: boolean): Journal | undefined {
   const { txn } = scope;
-  const folderProblem = transactionFolderProblem(txn);
+  const folderProblem = transactionFolderProblem(host, txn);
   if (folderProblem) throw new UnsafeJournalError(txn, [folderProblem]);
   let text: string;
   try {
-    text = readFileSync(join(txn, JOURNAL), 'utf8');
+    text = host.readFile(join(txn, JOURNAL));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
@@ -300,7 +300,7 @@ function readJournal(scope: JournalScope, lockKnown: boolean): Journal | undefin
     throw new UnsafeJournalError(txn, [`${JOURNAL} is not valid JSON`]);
   }
   if (journal === null || typeof journal !== 'object' || journal.format !== 1) throw new UnsafeJournalError(txn, [`${JOURNAL} has an unknown format`]);
-  const problems = journalProblems(scope, journal.ops, lockKnown);
+  const problems = journalProblems(host, scope, journal.ops, lockKnown);
   if (problems.length > 0) throw new UnsafeJournalError(txn, problems);
   return journal;
 }
@@ -309,10 +309,10 @@ function readJournal(scope: JournalScope, lockKnown: boolean): Journal | undefin
  * The files of `dir` as committed: what is on disk, overlaid with the committed journal of
  * `home` if an interrupted run left one (what the next synth will complete). Writes nothing.
  */
-export function readCommittedTree(dir: string, home: string = dir): FileTree {
-  const tree = readTree(dir);
+export function readCommittedTree(dir: string, home: string = dir, host: FsHost = NODE_FS_HOST): FileTree {
+  const tree = readTree(dir, host);
   const txn = transactionDir(home);
-  const journal = existsSync(txn) ? readJournal({ home, txn }, false) : undefined;
+  const journal = host.exists(txn) ? readJournal(host, { home, txn }, false) : undefined;
   if (!journal) return tree;
   const base = dirname(resolve(home));
   const root = resolve(dir);
@@ -323,7 +323,7 @@ export function readCommittedTree(dir: string, home: string = dir): FileTree {
     if (op.op === 'delete') tree.delete(key);
     else if (op.op === 'put') {
       const staged = resolve(base, op.staged!);
-      if (existsSync(staged)) tree.set(key, readFileSync(staged, 'utf8'));
+      if (host.exists(staged)) tree.set(key, host.readFile(staged));
       // A file staged beside its target (another file system) is no file of the tree.
       if (staged.startsWith(root + sep)) tree.delete(relative(root, staged).split(sep).join('/'));
     }
@@ -332,12 +332,12 @@ export function readCommittedTree(dir: string, home: string = dir): FileTree {
 }
 
 /** Where the committed content of `path` is: its staged copy while a committed journal of `home` still has to put it, else `path`. */
-export function committedPath(home: string, path: string): string {
+export function committedPath(home: string, path: string, host: FsHost = NODE_FS_HOST): string {
   const txn = transactionDir(home);
-  const journal = existsSync(txn) ? readJournal({ home, txn, lockPath: path }, true) : undefined;
+  const journal = host.exists(txn) ? readJournal(host, { home, txn, lockPath: path }, true) : undefined;
   const base = dirname(resolve(home));
   const op = journal?.ops.find((o) => o.op === 'put' && resolve(base, o.path) === resolve(path));
-  return op && existsSync(resolve(base, op.staged!)) ? resolve(base, op.staged!) : path;
+  return op && host.exists(resolve(base, op.staged!)) ? resolve(base, op.staged!) : path;
 }
 
 /** Folders (relative) that hold files in `before` and none in `after`, deepest first. */
@@ -352,14 +352,14 @@ function emptiedFolders(before: FileTree, after: FileTree): string[] {
 }
 
 /** Refuses a tree that names a path both as a file and as a folder, or whose paths are blocked on disk. */
-function checkTreeShape(root: string, tree: FileTree): void {
+function checkTreeShape(host: FsHost, root: string, tree: FileTree): void {
   const files = new Set(tree.keys());
   for (const p of files) {
     for (let d = p.indexOf('/'); d > 0; d = p.indexOf('/', d + 1)) {
       if (files.has(p.slice(0, d))) throw new Error(`internal error: the output names ${p.slice(0, d)} both as a file and as a folder`);
     }
   }
-  checkNotBlocked(root, true);
+  checkNotBlocked(host, root, true);
   const checked = new Set<string>();
   for (const p of files) {
     const parts = p.split('/');
@@ -367,24 +367,24 @@ function checkTreeShape(root: string, tree: FileTree): void {
       const sub = parts.slice(0, i).join('/');
       if (checked.has(sub)) continue;
       checked.add(sub);
-      if (!blocked(join(root, p), join(root, sub), i < parts.length)) break;
+      if (!blocked(host, join(root, p), join(root, sub), i < parts.length)) break;
     }
   }
 }
 
 /** Refuses a file `path` (with `folder`: the folder `path`) blocked by a file among its parents or an entry of the other kind in its place. */
-function checkNotBlocked(path: string, folder: boolean): void {
+function checkNotBlocked(host: FsHost, path: string, folder: boolean): void {
   let p = dirname(path);
-  while (dirname(p) !== p && !existsSync(p)) p = dirname(p);
-  blocked(path, p, true);
-  blocked(path, path, folder);
+  while (dirname(p) !== p && !host.exists(p)) p = dirname(p);
+  blocked(host, path, p, true);
+  blocked(host, path, path, folder);
 }
 
 /** Whether `entry` exists (false: look no deeper); throws when it is a folder where a file must go or the reverse. */
-function blocked(target: string, entry: string, mustBeFolder: boolean): boolean {
+function blocked(host: FsHost, target: string, entry: string, mustBeFolder: boolean): boolean {
   let st;
   try {
-    st = lstatSync(entry, { throwIfNoEntry: false });
+    st = host.lstat(entry);
   } catch {
     return false;
   }
@@ -396,10 +396,10 @@ function blocked(target: string, entry: string, mustBeFolder: boolean): boolean 
 }
 
 /** The device of `path` or of its nearest existing parent. */
-function deviceOf(path: string): number {
+function deviceOf(host: FsHost, path: string): number {
   for (let p = resolve(path); ; p = dirname(p)) {
     try {
-      return statSync(p).dev;
+      return host.stat(p).dev;
     } catch {
       if (dirname(p) === p) return -1;
     }

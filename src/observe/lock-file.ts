@@ -29,15 +29,15 @@ export interface LockState {
 }
 
 /** Reads the lock; a missing file is an empty snapshot. */
-export function readLockFile(path: string): FleetSnapshot {
-  return readLock(path).snapshot;
+export function readLockFile(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): FleetSnapshot {
+  return readLock(path, readText).snapshot;
 }
 
-/** Reads the lock (format 2, or format 1 which is migrated: its snapshot, no unit records); a missing file is an empty snapshot. */
-export function readLock(path: string): LockState {
+/** Reads the lock (format 2, or format 1 which is migrated: its snapshot, no unit records) through `readText` (default node:fs); a missing file is an empty snapshot. */
+export function readLock(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): LockState {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readText(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { snapshot: emptySnapshot() };
     throw new LockFileError(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);

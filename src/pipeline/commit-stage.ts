@@ -20,18 +20,18 @@ import { emitDelivery } from './synth-delivery.js';
 
 /** Commits (or shows) the rendered outputs; returns what was written, for the staleness limit's message. */
 export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled, rendered: Rendered, before: FileTree, removals: readonly LargeRemoval[]): string {
-  const { options, mode, log, mark } = run;
+  const { options, mode, log, mark, host } = run;
   const { outDir, lockFile, deliveryDir } = loaded.paths;
   const { tree, delivery, lockText, changes, lockChanged } = rendered;
   if (mode === 'write') {
-    writeOutput(outDir, tree, lockFile, lockText, before);
+    writeOutput(outDir, tree, lockFile, lockText, before, host);
     mark('write');
     logChanges(log.info, log.detail, changes, outDir, before, tree);
-    if (delivery) emitDelivery('write', deliveryDir, delivery, log.info);
+    if (delivery) emitDelivery(host, 'write', deliveryDir, delivery, log.info);
     return `${outDir}/ and the lock were written (stale clusters keep their last known state)`;
   }
   if (mode === 'observe') {
-    writeLockOnly(outDir, lockFile, lockText);
+    writeLockOnly(outDir, lockFile, lockText, host);
     log.info(`${lockFile}: ${lockChanged ? 'updated' : 'unchanged'}; ${outDir}/ left as it is (compile it with: synth --offline [--source <cluster>])`);
     return 'the lock was written (stale clusters keep their last known state)';
   }
@@ -43,7 +43,7 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   if (lockChanged) print(`${lockFile}: would change`);
   if (mode === 'plan') for (const row of compiled.planRows) print(row);
   if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals).replace('; nothing was written', '')}`);
-  const deliveryChanged = delivery ? emitDelivery(mode, deliveryDir, delivery, print) : false;
+  const deliveryChanged = delivery ? emitDelivery(host, mode, deliveryDir, delivery, print) : false;
   if (mode === 'check' && (changes.length > 0 || lockChanged || deliveryChanged)) {
     throw new CheckFailedError(`${outDir}/ or ${lockFile} differs from what synth would write; run synth and commit the result`);
   }

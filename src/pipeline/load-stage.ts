@@ -4,8 +4,8 @@
  * and validated, all before any network call. Every refusal is an {@link InvalidInputError} (or the
  * run lock's {@link RunLockBusyError}, a {@link WriteFailedError}): nothing was contacted or written.
  */
-import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { FsHost } from '../emit/fs-host.js';
 import { acquireRunLock, type RunLock } from '../emit/run-lock.js';
 import { checkTransaction, committedPath, recoverInterruptedWrite } from '../emit/write-output.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
@@ -52,7 +52,7 @@ export interface Loaded {
  * @throws InvalidInputError (and its subclasses), RunLockBusyError, WriteFailedError
  */
 export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loaded> {
-  const { options, mode, shard, log } = run;
+  const { options, mode, shard, log, host } = run;
   const outDir = options.outDir ?? 'dist';
   const lockFile = options.lockFile ?? (options.fleetFile ? options.fleetFile.replace(/\.[cm]?[tj]s$/, '') + '.lock.json' : undefined);
   if (!lockFile) throw new InvalidInputError('no lock file given (pass --lock <file>)');
@@ -60,8 +60,8 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
   const kubeconfigProblem = options.kubeconfig !== undefined ? await kubeconfigFileProblem(options.kubeconfig) : undefined;
   if (kubeconfigProblem) throw new InvalidInputError(`--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
   // What an interrupted run left is checked before anything reads or completes it: a journal a commit added could name any path.
-  checkTransaction(outDir, lockFile);
-  checkTransaction(deliveryDir);
+  checkTransaction(outDir, lockFile, host);
+  checkTransaction(deliveryDir, undefined, host);
   const maxStaleFlag = options.maxStale?.trim();
   const maxStaleMs = maxStaleFlag !== undefined && maxStaleFlag !== 'off' ? parseDuration(maxStaleFlag) : undefined;
   if (maxStaleFlag !== undefined && maxStaleFlag !== 'off' && maxStaleMs === undefined) {
@@ -76,17 +76,18 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
       ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
       command: `${mode === 'write' ? 'synth' : mode}${options.offline ? ' --offline' : ''}${shard ? ` --source ${shard.join(',')}` : ''}`,
       onWait: (holder) => log.info(`waiting for another mirrorc run to finish writing ${outDir}/ (${holder})...`),
+      host,
     }));
-    recoverInterruptedWrite(outDir, lockFile);
+    recoverInterruptedWrite(outDir, lockFile, host);
   }
-  const paths: RunPaths = { outDir, lockFile, deliveryDir, committedLock: committedPath(outDir, lockFile) };
+  const paths: RunPaths = { outDir, lockFile, deliveryDir, committedLock: committedPath(outDir, lockFile, host) };
 
   // The model and the lock: loaded and validated before any network call.
   const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
   const spec = buildFleet(define, options.fleetFile).fleet.toSpec();
-  const problem = missingLockProblem(lockFile, existsSync(paths.committedLock), outDir, options.newFleet ?? false);
+  const problem = missingLockProblem(lockFile, host.exists(paths.committedLock), outDir, options.newFleet ?? false, host);
   if (problem) throw new InvalidInputError(problem);
-  const { snapshot: previous, units: previousUnits } = readLock(paths.committedLock);
+  const { snapshot: previous, units: previousUnits } = readLock(paths.committedLock, (p) => host.readFile(p));
   const gatewayProblems = lockGatewayProblems(spec, previous);
   if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
   if (shard) {
@@ -109,15 +110,15 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
  * Why a missing lock is an error here: with no lock, every target counts as never observed, so an
  * offline run (or a mistyped --lock) would compile an empty fleet and remove every mirror.
  */
-function missingLockProblem(lockFile: string, lockExists: boolean, outDir: string, newFleet: boolean): string | undefined {
-  if (newFleet || lockExists || !hasFiles(outDir)) return undefined;
+function missingLockProblem(lockFile: string, lockExists: boolean, outDir: string, newFleet: boolean, host: FsHost): string | undefined {
+  if (newFleet || lockExists || !hasFiles(host, outDir)) return undefined;
   return `lock file ${lockFile} does not exist, but ${outDir}/ has content: compiling without the lock would remove every mirror. ` +
     `Check the path (--lock), or restore the lock from git; to start this fleet from scratch on purpose, pass --new-fleet`;
 }
 
-function hasFiles(dir: string): boolean {
+function hasFiles(host: FsHost, dir: string): boolean {
   try {
-    return readdirSync(dir).length > 0;
+    return host.readdir(dir).length > 0;
   } catch {
     return false;
   }

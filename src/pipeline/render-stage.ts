@@ -5,9 +5,9 @@
  * `delivery/` tree that follows every cluster's units, and the lock's text. plan and check compare
  * the whole committed output (a shard's folders merged into it).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
+import type { FsHost } from '../emit/fs-host.js';
 import { readTree } from '../emit/read-tree.js';
 import type { FileTree } from '../emit/render-files.js';
 import { renderLockFile } from '../observe/lock-file.js';
@@ -48,7 +48,7 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   // observe writes no dist/: its lock keeps the records as read (an input digest recorded for files
   // not written would let the next synth skip them). A shard records its own folders' units.
   const lockText = renderLockFile(compiled.snapshot, run.mode === 'observe' ? (loaded.previousUnits ?? state.records) : compiled.units);
-  const lockChanged = readTextOrUndefined(paths.committedLock) !== lockText;
+  const lockChanged = readTextOrUndefined(run.host, paths.committedLock) !== lockText;
   return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged };
 }
 
@@ -69,9 +69,9 @@ function deliveryInput(outDir: string, units: UnitRecords, tree: FileTree, writt
   return input;
 }
 
-function readTextOrUndefined(path: string): string | undefined {
+function readTextOrUndefined(host: FsHost, path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return host.readFile(path);
   } catch {
     return undefined;
   }

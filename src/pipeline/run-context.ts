@@ -1,4 +1,6 @@
 /** What every stage of one synth run shares: its options, log, clock and stage timer. */
+import { NODE_FS_HOST } from '../emit/durable-fs.js';
+import type { FsHost } from '../emit/fs-host.js';
 import { runLog, type RunLog } from '../report/run-log.js';
 import { stageTimer, type SynthStage } from './stage-timer.js';
 import type { SynthMode, SynthOptions } from './synth-options.js';
@@ -14,6 +16,8 @@ export interface RunContext {
   readonly now: () => Date;
   /** Ends the named stage for the stage timer (`SynthOptions.onStage`). */
   readonly mark: (stage: SynthStage) => void;
+  /** The file system every stage reads and writes the output, the lock and the run lock through. */
+  readonly host: FsHost;
 }
 
 /** The run context of `options`, with the documented defaults. */
@@ -26,5 +30,6 @@ export function runContext(options: SynthOptions): RunContext {
     log: runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal'),
     now: options.now ?? (() => new Date()),
     mark: stageTimer(options.onStage),
+    host: options.host ?? NODE_FS_HOST,
   };
 }

@@ -72,7 +72,7 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
 
     // The state compile starts from: the lock's unit records (a folder the lock does not describe is
     // adopted from disk once); plan and check also read the whole committed output, to compare every file.
-    const committedTree = mode === 'write' || mode === 'observe' ? undefined : readCommittedTree(loaded.paths.outDir);
+    const committedTree = mode === 'write' || mode === 'observe' ? undefined : readCommittedTree(loaded.paths.outDir, loaded.paths.outDir, run.host);
     const state: CompileState = { records: withAdoptedFolders(loaded.previousUnits ?? {}, loaded.paths.outDir, committedTree), ...(committedTree ? { committedTree } : {}) };
     const compiled = compileStage(run, loaded, observed.snapshot, state);
     const warnings = [...observed.warnings, ...compiled.warnings, ...deliveryWarnings(loaded.spec)];

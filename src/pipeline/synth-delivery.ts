@@ -6,6 +6,7 @@ import { compareStrings } from '../util/order.js';
 import type { App, Chart } from 'cdk8s';
 import { diffTrees } from '../emit/diff-trees.js';
 import { readCommittedTree, replaceDirectory } from '../emit/write-output.js';
+import type { FsHost } from '../emit/fs-host.js';
 import type { FileTree } from '../emit/render-files.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderDeliveryFiles } from '../delivery/delivery-files.js';
@@ -34,10 +35,10 @@ export function deliveryTree(fleet: FleetSpec, output: FileTree): FileTree | und
 }
 
 /** Writes `delivery/` (write mode) or reports whether it differs (plan/check); returns whether anything differs. */
-export function emitDelivery(mode: 'write' | 'plan' | 'check', dir: string, tree: FileTree, log: (line: string) => void): boolean {
-  const changes = diffTrees(new Map([...readCommittedTree(dir)].map(([p, c]) => [`delivery/${p}`, c])), new Map([...tree].map(([p, c]) => [`delivery/${p}`, c])));
+export function emitDelivery(host: FsHost, mode: 'write' | 'plan' | 'check', dir: string, tree: FileTree, log: (line: string) => void): boolean {
+  const changes = diffTrees(new Map([...readCommittedTree(dir, dir, host)].map(([p, c]) => [`delivery/${p}`, c])), new Map([...tree].map(([p, c]) => [`delivery/${p}`, c])));
   const change = changes[0];
-  if (mode === 'write') replaceDirectory(dir, tree);
+  if (mode === 'write') replaceDirectory(dir, tree, host);
   if (!change) return false;
   const verb = mode === 'write' ? '' : 'would be ';
   log(`${dir}/: ${change.added.length} ${verb}added, ${change.changed.length} ${verb}changed, ${change.removed.length} ${verb}removed`);

@@ -1,5 +1,6 @@
 /** The options and the result of a synth run (the CLI's `synth`, `plan`, `check` and `observe`). */
 import type { ClusterChanges } from '../emit/diff-trees.js';
+import type { FsHost } from '../emit/fs-host.js';
 import type { FleetDefinition } from '../load/load-fleet.js';
 import type { StaleCluster } from '../observe/observe-fleet.js';
 import type { RunReport } from '../report/report.js';
@@ -70,6 +71,12 @@ export interface SynthOptions {
    * Only for runs that observe (not offline). @default the fleet's StalenessLimit, else none
    */
   readonly maxStale?: string;
+  /**
+   * The file system of the write path: `dist/`, `delivery/`, the lock, the transaction folder, the
+   * run lock's holder file (tests wrap it to inject faults: test/fixtures/faulting-host.ts).
+   * @default the real one (node:fs)
+   */
+  readonly host?: FsHost;
   /** Environment read for `GITHUB_STEP_SUMMARY`, where the job summary is appended (the CLI passes its own). @default none: no job summary */
   readonly env?: NodeJS.ProcessEnv;
 }

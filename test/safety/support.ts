@@ -17,6 +17,8 @@ export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 /** `import ... from` this URL in a generated fleet file to reach mirrorc's constructs. */
 export const MIRRORC_INDEX_URL = pathToFileURL(join(REPO_ROOT, 'src', 'index.ts')).href;
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
+/** The CLI with a faulting file-system host: `faulting-synth.ts <fault> <args>` (test/fixtures/faulting-host.ts). */
+const FAULTING_CLI = join(REPO_ROOT, 'test', 'safety', 'faulting-synth.ts');
 /** The compiled CLI (`npm run build`), which the npm scripts run. */
 export const COMPILED_CLI = join(REPO_ROOT, 'lib', 'cli', 'main.js');
 /** tsx's loader, by URL, so the CLI runs from any working directory. */
@@ -102,13 +104,15 @@ export class SafetyRepo {
 
   /**
    * Runs the CLI in this repository (cwd = the repo), with `--report` added unless `report: false`
-   * (`reportFile`: another report path, e.g. one per concurrent run).
+   * (`reportFile`: another report path, e.g. one per concurrent run). `fault`: through a file-system
+   * host that fails or crashes at that step (`crash:<step|n>`, `errno:<CODE>:<step|n>`).
    */
-  public run(args: readonly string[], options: { env?: Record<string, string>; report?: boolean; reportFile?: string } = {}): Promise<CliRun> {
+  public run(args: readonly string[], options: { env?: Record<string, string>; report?: boolean; reportFile?: string; fault?: string } = {}): Promise<CliRun> {
     const reportFile = options.reportFile ?? this.reportFile;
     rmSync(reportFile, { force: true });
     const full = [...args, ...(options.report === false ? [] : ['--report', reportFile])];
-    return runCli(full, this.dir, options.env ?? {}).then((r) => ({
+    const cli = options.fault !== undefined ? startProcess([FAULTING_CLI, options.fault, ...full], this.dir, options.env ?? {}).done : runCli(full, this.dir, options.env ?? {});
+    return cli.then((r) => ({
       ...r,
       report: existsSync(reportFile) ? JSON.parse(readFileSync(reportFile, 'utf8')) : undefined,
     }));

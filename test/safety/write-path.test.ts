@@ -85,7 +85,7 @@ describe('a kill at a named step of the commit', () => {
       const repo = await changedRepo();
       try {
         // WHEN the run is killed at that step
-        const crashed = await repo.run(['synth', '--offline'], { env: { MIRRORC_FAULT: `crash:${step}` } });
+        const crashed = await repo.run(['synth', '--offline'], { fault: `crash:${step}` });
         // THEN it died (no exit code, no report: a killed process writes nothing more)
         assert.equal(crashed.code, null, crashed.stderr);
         assert.equal(crashed.report, undefined);
@@ -115,7 +115,7 @@ test('GIVEN a change that adds, changes and removes files WHEN synth is killed b
   for (;; n++) {
     const repo = await changedRepo();
     try {
-      const crashed = await repo.run(['synth', '--offline'], { env: { MIRRORC_FAULT: `crash:${n}` } });
+      const crashed = await repo.run(['synth', '--offline'], { fault: `crash:${n}` });
       if (crashed.code === 0) {
         // Past the last step: the run completed normally.
         assertOk(crashed);
@@ -142,9 +142,9 @@ test('GIVEN a change that adds, changes and removes files WHEN synth is killed b
 test('GIVEN a run killed after its commit point WHEN the recovering run is itself killed while rolling forward THEN the third run still completes the new state', async () => {
   const repo = await changedRepo();
   try {
-    const first = await repo.run(['synth', '--offline'], { env: { MIRRORC_FAULT: 'crash:apply-kustomization' } });
+    const first = await repo.run(['synth', '--offline'], { fault: 'crash:apply-kustomization' });
     assert.equal(first.code, null);
-    const second = await repo.run(['synth', '--offline'], { env: { MIRRORC_FAULT: 'crash:apply-lock' } });
+    const second = await repo.run(['synth', '--offline'], { fault: 'crash:apply-lock' });
     assert.equal(second.code, null);
     assert.equal(assertOneOf(repo.committedHash(), states, 'after two crashes'), 'new');
     const third = await repo.run(['synth', '--offline']);
@@ -324,7 +324,7 @@ describe('write failures', () => {
     test(`GIVEN a change WHEN the file system fails with ${code} at ${step} (injected) THEN synth exits 8 with a plain message and the report, the ${committed} state is committed, and the next synth writes the new state`, async () => {
       const repo = await changedRepo();
       try {
-        const run = await repo.run(['synth', '--offline'], { env: { MIRRORC_FAULT: `errno:${code}:${step}` } });
+        const run = await repo.run(['synth', '--offline'], { fault: `errno:${code}:${step}` });
         assertFailure(run, ExitCode.WRITE_FAILED, message);
         if (committed === 'old') {
           // The previous output and lock are untouched and nothing is left behind.
@@ -347,7 +347,7 @@ describe('write failures', () => {
   test('GIVEN observe WHEN the lock cannot be staged (injected ENOSPC) THEN it exits 8, the lock is unchanged and nothing is left behind', async () => {
     const repo = await changedRepo();
     try {
-      const run = await repo.run(['observe', '--offline'], { env: { MIRRORC_FAULT: 'errno:ENOSPC:stage-file' } });
+      const run = await repo.run(['observe', '--offline'], { fault: 'errno:ENOSPC:stage-file' });
       assertFailure(run, ExitCode.WRITE_FAILED, /cannot write clusters\/fleet\.lock\.json: the disk is full \(ENOSPC\); nothing was changed/);
       assert.equal(repo.hash(), states.old);
       assert.deepEqual(writeLeftovers(repo), []);
@@ -359,7 +359,7 @@ describe('write failures', () => {
   test('GIVEN the holder-information file cannot be written (injected EACCES) WHEN synth runs THEN the lock still excludes others, and synth writes the new state (the file is best effort)', async () => {
     const repo = await changedRepo();
     try {
-      const run = await repo.run(['synth', '--offline'], { env: { MIRRORC_FAULT: 'errno:EACCES:holder-info' } });
+      const run = await repo.run(['synth', '--offline'], { fault: 'errno:EACCES:holder-info' });
       assertOk(run);
       assert.equal(repo.hash(), states.new);
     } finally {
@@ -403,7 +403,7 @@ describe('write failures', () => {
     const { repo, mounted, args, old, outDir } = await repoWithOutputIn((dir) => mountTmpfs(dir, 'size=256k'));
     if (!mounted) t.diagnostic('not root or no mount: the disk-full error is injected');
     try {
-      const run = await repo.run(args, mounted ? {} : { env: { MIRRORC_FAULT: 'errno:ENOSPC:stage-file' } });
+      const run = await repo.run(args, mounted ? {} : { fault: 'errno:ENOSPC:stage-file' });
       assertFailure(run, ExitCode.WRITE_FAILED, /cannot write out\/dist\/\S+: the disk is full \(ENOSPC\); nothing was changed/);
       assert.equal(stateHashOf(outDir, repo.lockFile), old);
       assert.equal(existsSync(transactionDir(outDir)), false);
@@ -428,7 +428,7 @@ describe('write failures', () => {
       assert.notEqual(statSync(outDir).dev, statSync(dirname(repo.lockFile)).dev, 'out/ and clusters/ are on one file system');
       // WHEN a run is killed before its commit point THEN the lock's new content was staged beside the
       // lock (a rename across file systems cannot commit it), and dist/ and the lock are the old state
-      const crashed = await repo.run(args, { env: { MIRRORC_FAULT: 'crash:journal-commit' } });
+      const crashed = await repo.run(args, { fault: 'crash:journal-commit' });
       assert.equal(crashed.code, null, crashed.stderr);
       assert.ok(existsSync(join(dirname(repo.lockFile), `.${basename(repo.lockFile)}.mirrorc-staged`)), 'the lock was not staged beside itself');
       assert.equal(stateHashOf(outDir, repo.lockFile), old);
@@ -460,7 +460,7 @@ describe('write failures', () => {
     if (!mounted) t.diagnostic('not root or no mount: the read-only error is injected');
     try {
       if (mounted) execFileSync('mount', ['-o', 'remount,ro', join(repo.dir, 'out')]);
-      const run = await repo.run(args, mounted ? {} : { env: { MIRRORC_FAULT: 'errno:EROFS:txn-begin' } });
+      const run = await repo.run(args, mounted ? {} : { fault: 'errno:EROFS:txn-begin' });
       assertFailure(run, ExitCode.WRITE_FAILED, /cannot write \S+: the file system is read-only \(EROFS\); nothing was changed/);
       assert.equal(stateHashOf(outDir, repo.lockFile), old);
       assert.equal(existsSync(transactionDir(outDir)), false);

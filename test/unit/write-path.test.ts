@@ -1,11 +1,17 @@
-/** The run lock (in one process) and the fault-injection hook of the write path. */
+/** The run lock (in one process) and the faulting file-system host the write-path tests inject. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { acquireRunLock, holderInfoPath, RunLockBusyError } from '../../src/emit/run-lock.js';
-import { parseFault, WRITE_STEPS } from '../../src/emit/fault-injection.js';
+import { WRITE_STEPS } from '../../src/emit/fs-host.js';
+import { faultingHost, parseFault } from '../fixtures/faulting-host.js';
+import { readTree, writeOutput } from '../../src/emit/write-output.js';
+import { NODE_FS_HOST } from '../../src/emit/durable-fs.js';
+import type { FsHost } from '../../src/emit/fs-host.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import { runSynth } from '../../src/pipeline/run-synth.js';
 
 describe('acquireRunLock', () => {
   let root: string;
@@ -104,5 +110,83 @@ describe('parseFault', () => {
     assert.throws(() => parseFault('crash:somewhere'), new RegExp(WRITE_STEPS.join(', ')));
     assert.throws(() => parseFault('errno:enospc:stage-file'), /is not crash:<step\|n> or errno:<CODE>:<step\|n>/);
     assert.throws(() => parseFault('crash:0'));
+  });
+});
+
+describe('faultingHost', () => {
+  let root: string;
+  beforeEach(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mirrorc-fault-'));
+  });
+  afterEach(() => {
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test('GIVEN an errno fault at a step number WHEN a write passes that step THEN it fails there once with that code, and counts every mutating step', () => {
+    const outDir = path.join(root, 'dist');
+    const lock = path.join(root, 'fleet.lock.json');
+    const tree = new Map([['a/x.yaml', 'x: 1\n'], ['a/kustomization.yaml', 'resources: [x.yaml]\n']]);
+    // A clean write through a host that never faults counts its steps (txn-begin, 3 staged files, sync, journal write and commit, ...).
+    const counting = faultingHost('crash:1000');
+    writeOutput(outDir, tree, lock, 'lock-1\n', undefined, counting);
+    assert.ok(counting.steps >= 8, `${counting.steps} steps`);
+    // WHEN the same write of a changed tree faults at its 2nd step (the first staged file)
+    const faulting = faultingHost('errno:EIO:2');
+    assert.throws(() => writeOutput(outDir, new Map([...tree, ['a/x.yaml', 'x: 2\n']]), lock, 'lock-2\n', undefined, faulting),
+      (e: unknown) => (e as NodeJS.ErrnoException).code === 'EIO' && /stage-file|nothing was changed/.test((e as Error).message));
+    // THEN nothing changed, and the same host does not fault again
+    assert.equal(fs.readFileSync(path.join(outDir, 'a', 'x.yaml'), 'utf8'), 'x: 1\n');
+    writeOutput(outDir, new Map([...tree, ['a/x.yaml', 'x: 2\n']]), lock, 'lock-2\n', undefined, faulting);
+    assert.equal(fs.readFileSync(path.join(outDir, 'a', 'x.yaml'), 'utf8'), 'x: 2\n');
+  });
+
+  test('GIVEN no fault injected WHEN synth writes through the real host THEN no environment variable can inject one (the old MIRRORC_FAULT path is gone)', () => {
+    process.env.MIRRORC_FAULT = 'errno:ENOSPC:stage-file';
+    try {
+      const outDir = path.join(root, 'dist');
+      writeOutput(outDir, new Map([['a/x.yaml', 'x: 1\n']]), path.join(root, 'fleet.lock.json'), 'lock-1\n');
+      assert.equal(fs.readFileSync(path.join(outDir, 'a', 'x.yaml'), 'utf8'), 'x: 1\n');
+    } finally {
+      delete process.env.MIRRORC_FAULT;
+    }
+  });
+});
+
+describe('runSynth with an injected host', () => {
+  let dir: string;
+  beforeEach(() => {
+    // A scratch copy of the example fleet's output, with a lock whose gateway address changed (two files and the lock to write).
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mirrorc-host-'));
+    fs.cpSync('dist', path.join(dir, 'dist'), { recursive: true });
+    fs.cpSync('delivery', path.join(dir, 'delivery'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'fleet.lock.json'), fs.readFileSync('clusters/fleet.lock.json', 'utf8').replace('198.51.100.7', '198.51.100.8'));
+  });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const synth = (host: FsHost) => runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: path.join(dir, 'fleet.lock.json'), outDir: path.join(dir, 'dist'), offline: true, log: () => {}, host });
+
+  test('GIVEN a host that fails staging with ENOSPC WHEN synth writes a change THEN it exits 8 and dist/ and the lock are as before', async () => {
+    const before = readTree(path.join(dir, 'dist'));
+    const lock = fs.readFileSync(path.join(dir, 'fleet.lock.json'), 'utf8');
+    const result = await synth(faultingHost('errno:ENOSPC:stage-file'));
+    assert.equal(result.exitCode, ExitCode.WRITE_FAILED, result.error);
+    assert.match(result.error ?? '', /the disk is full \(ENOSPC\); nothing was changed/);
+    assert.deepEqual(readTree(path.join(dir, 'dist')), before);
+    assert.equal(fs.readFileSync(path.join(dir, 'fleet.lock.json'), 'utf8'), lock);
+  });
+
+  test('GIVEN a host that records its calls WHEN synth writes a change THEN the run lock, the reads of dist/ and the lock, and every write went through it', async () => {
+    const calls: string[] = [];
+    const recording = Object.fromEntries(Object.entries(NODE_FS_HOST).map(([name, fn]) => [name, (...args: unknown[]) => {
+      calls.push(`${name}${typeof args[0] === 'string' && !String(args[0]).startsWith('/') ? ` ${args[0]}` : ''}`);
+      return (fn as (...a: unknown[]) => unknown)(...args);
+    }])) as unknown as FsHost;
+    const result = await synth(recording);
+    assert.equal(result.exitCode, ExitCode.OK, result.error);
+    for (const call of ['writeAtomically holder-info', 'readdirEntries', 'readFile', 'writeFile stage-file', 'rename journal-commit', 'rename apply-object', 'deleteQuietly']) {
+      assert.ok(calls.includes(call), `${call} was not called through the host: ${[...new Set(calls)].join(', ')}`);
+    }
+    assert.match(fs.readFileSync(path.join(dir, 'dist/west/from-east/shop/endpoints-payments-east.yaml'), 'utf8'), /198\.51\.100\.8/);
   });
 });

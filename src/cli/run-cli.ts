@@ -1,0 +1,126 @@
+/** `mirrorc` command line: `synth|plan|check|observe|init|access [options]` (see {@link USAGE}); main.ts runs it on the process's arguments. */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { commandLineFailure } from './command-line-failure.js';
+import { compiledBuildProblem } from './compiled-build.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
+import { commandHelp, HELP_COMMANDS } from './command-help.js';
+import { didYouMean } from './did-you-mean.js';
+import { npmOfflineProblem } from './npm-offline.js';
+import { ownVersion } from './own-version.js';
+import type { FsHost } from '../emit/fs-host.js';
+import { runSynth } from '../pipeline/run-synth.js';
+import { runInit } from './init-command.js';
+import { runAccess } from './access-command.js';
+
+/** Commands the command line knows (for "did you mean"). */
+const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'access'];
+
+/** parseArgs' error as a message with advice that fits mirrorc (an unknown option: the closest known one). */
+function parseErrorMessage(e: Error & { code?: string }, command: string | undefined): string {
+  const unknown = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec(e.message)?.[1] : undefined;
+  if (unknown === undefined) return e.message;
+  const names = Object.entries(CLI_OPTIONS).flatMap(([name, o]) => [`--${name}`, ...('short' in o ? [`-${o.short}`] : [])]);
+  const suggestion = didYouMean(unknown.split('=')[0]!, names);
+  const helpFor = command !== undefined && (HELP_COMMANDS as readonly string[]).includes(command) ? `mirrorc ${command} --help` : 'mirrorc --help';
+  return `unknown option ${unknown}${suggestion ? `; did you mean ${suggestion}?` : ''} (${helpFor} lists the options)`;
+}
+
+/** What the command line runs with besides its arguments. */
+export interface CliProps {
+  /** The file system of the write path (a test's child process injects faults through it). @default the real one */
+  readonly host?: FsHost;
+}
+
+/** Runs the command line `argv` (without node and the script); returns the exit code. */
+export async function runCli(argv: string[], props: CliProps = {}): Promise<number> {
+  if (argv.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return ExitCode.INVALID_INPUT;
+  }
+  // `access` has options of its own (it mints credentials; it does not compile).
+  if (argv[0] === 'access') return runAccess(argv, argv.slice(1));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: CLI_OPTIONS });
+  } catch (e) {
+    const command = argv.find((a) => !a.startsWith('-'));
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, parseErrorMessage(e as Error, command));
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0];
+  if (values.version) {
+    process.stdout.write(`${ownVersion()}\n`);
+    return ExitCode.OK;
+  }
+  if (values.help) {
+    const known = command !== undefined && (HELP_COMMANDS as readonly string[]).includes(command);
+    process.stdout.write(`${known ? commandHelp(command as (typeof HELP_COMMANDS)[number]) : USAGE}\n`);
+    return ExitCode.OK;
+  }
+  if (command === undefined) {
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `no command given (options alone no longer run synth): write "mirrorc synth ${argv.join(' ')}"`, USAGE);
+  }
+  if (command === 'init') return runInit(argv, positionals.slice(1));
+  if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
+    const suggestion = positionals.length === 1 ? didYouMean(command, KNOWN_COMMANDS) : undefined;
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, USAGE);
+  }
+  const npmOffline = npmOfflineProblem(process.env, command, values.offline);
+  if (npmOffline) return commandLineFailure(argv, ExitCode.INVALID_INPUT, npmOffline);
+  const buildProblem = compiledBuildProblem();
+  if (buildProblem) return commandLineFailure(argv, ExitCode.INVALID_INPUT, buildProblem);
+  const timeout = values.timeout !== undefined ? Number(values.timeout) : undefined;
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--timeout must be a positive number of milliseconds, not "${values.timeout}"`);
+  }
+  const wait = values.wait !== undefined ? Number(values.wait) : undefined;
+  if (wait !== undefined && !(values.wait!.trim() !== '' && Number.isFinite(wait) && wait >= 0)) {
+    process.stderr.write(`error: --wait must be a number of seconds (0 or more), not "${values.wait}"\n`);
+    return ExitCode.INVALID_INPUT;
+  }
+  if (values.quiet && values.verbose) {
+    return commandLineFailure(argv, ExitCode.INVALID_INPUT, '--quiet and --verbose exclude each other');
+  }
+  const cdk8sOutDir = process.env.CDK8S_OUTDIR;
+  if (cdk8sOutDir && resolve(cdk8sOutDir) === resolve(values.out ?? 'dist')) {
+    process.stderr.write(`warning: cdk8s-cli deleted its output folder ${cdk8sOutDir}/ before running mirrorc, and it is mirrorc's output too; set "output: .cdk8s.out" in cdk8s.yaml\n`);
+  }
+  const sources = (values.source ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  const result = await runSynth({
+    fleetFile: values.fleet ?? 'clusters/fleet.ts',
+    mode: COMMANDS[command as Command],
+    ...(values.lock !== undefined ? { lockFile: values.lock } : {}),
+    outDir: values.out ?? 'dist',
+    offline: values.offline,
+    strict: values.strict,
+    confirmRemovals: values['confirm-removals'],
+    newFleet: values['new-fleet'],
+    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+    ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
+    ...(sources.length > 0 ? { sources } : {}),
+    ...(values.report !== undefined ? { reportFile: values.report } : {}),
+    // The report takes stdout: plan's and check's list of changes goes to stderr.
+    ...(values.report === '-' ? { print: (line: string) => void process.stderr.write(`${line}\n`) } : {}),
+    ...(wait !== undefined ? { waitSeconds: wait } : {}),
+    ...(values['max-stale'] !== undefined ? { maxStale: values['max-stale'] } : {}),
+    env: process.env,
+    verbosity: values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal',
+    ...(props.host ? { host: props.host } : {}),
+  });
+  // Run by `cdk8s synth`: its output folder must exist afterwards, and stays empty (see cdk8s.yaml).
+  if (cdk8sOutDir) mkdirSync(cdk8sOutDir, { recursive: true });
+  return result.exitCode;
+}
+
+/** Runs the command line `argv` and exits the process with its code; an unexpected failure (a bug) exits 1 with its stack. */
+export function runCliAndExit(argv: string[], props: CliProps = {}): void {
+  runCli(argv, props).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.exit(commandLineFailure(argv, ExitCode.INTERNAL, `unexpected failure (a bug in mirrorc; please report it with this output): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+    },
+  );
+}
