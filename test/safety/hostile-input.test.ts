@@ -342,7 +342,7 @@ describe('hostile targets against real API servers', () => {
       // GIVEN zk (1 pod) in paris, synthesised once: zk-0-paris is pinned in london but not yet synced there
       await applyStatefulService(fleet, 'paris', 'pinned', 'zk', 1, { app: 'zk', ...EXPORTED }, 2181);
       assertOutcome(await synth(), ExitCode.OK, /london/, 'baseline');
-      const ip = JSON.parse(readFileSync(repo.lockFile, 'utf8')).pinnedServiceIPs.london['pinned/zk-0-paris'] as string;
+      const ip = JSON.parse(readFileSync(repo.lockFile, 'utf8')).compiled.pinnedServiceIPs.london['pinned/zk-0-paris'] as string;
       assert.ok(file(repo, 'london/pinned/service-zk-0-paris.yaml'));
       // AND someone creates a Service in london with exactly that ClusterIP, and paris adds a service
       await applyService(fleet, 'london', 'pinned', 'squatter', { app: 'squatter' }, { spec: { clusterIP: ip } });
@@ -359,7 +359,7 @@ describe('hostile targets against real API servers', () => {
       assert.equal(file(repo, 'london/pinned/service-zk-0-paris.yaml'), undefined);
       assert.ok(file(repo, 'london/pinned/service-fresh-paris.yaml'));
       // AND the lock still remembers zk-0-paris's IP, so it gets it back once the squatter is gone
-      assert.equal(JSON.parse(readFileSync(repo.lockFile, 'utf8')).pinnedServiceIPs.london['pinned/zk-0-paris'], ip);
+      assert.equal(JSON.parse(readFileSync(repo.lockFile, 'utf8')).compiled.pinnedServiceIPs.london['pinned/zk-0-paris'], ip);
       assertOneOf(repo.hash(), { old, new: repo.hash() }, 'isolated');
     } finally {
       await deleteService('london', 'pinned', 'squatter');

@@ -56,7 +56,8 @@ function distFiles(repo: SafetyRepo): string[] {
   return out;
 }
 
-const lock = (repo: SafetyRepo): any => JSON.parse(readFileSync(repo.lockFile, 'utf8'));
+/** The observed section of the lock (format 2). */
+const lock = (repo: SafetyRepo): any => JSON.parse(readFileSync(repo.lockFile, 'utf8')).observed;
 
 /** A committed state with b's `web` and c's `api` mirrored, written from healthy stand-ins. */
 async function baseline(repo: SafetyRepo, fleet: string): Promise<void> {

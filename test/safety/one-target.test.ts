@@ -177,8 +177,8 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
       assert.deepEqual(['shop/service-cart-paris.yaml', 'shop/service-orders-paris.yaml'].map((p) => file(repo, `london/${p}`)), parisMirrors);
       assert.ok(file(repo, 'london/shop/service-fresh-rome.yaml'), 'rome\'s new export is mirrored');
       const lock = JSON.parse(readFileSync(repo.lockFile, 'utf8'));
-      assert.deepEqual(lock.targets.paris, oldLock.targets.paris);
-      assert.ok(lock.targets.rome.services.some((s: { name: string }) => s.name === 'fresh'));
+      assert.deepEqual(lock.observed.targets.paris, oldLock.observed.targets.paris);
+      assert.ok(lock.observed.targets.rome.services.some((s: { name: string }) => s.name === 'fresh'));
       assert.deepEqual(run.report.sources.find((s: any) => s.cluster === 'london').removed, []);
       // AND the state is complete: check agrees (paris is held back again the same way)
       assertOutcome(await synth('check'), ExitCode.OK, /HELD BACK/, 'check');
@@ -248,7 +248,7 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
       assert.equal(file(repo, 'london/mcs/endpointslice-taken-paris-mcs-ipv4.yaml'), undefined);
       assert.ok(file(repo, 'london/mcs/serviceimport-cart.yaml'));
       // AND the lock records the foreign import, and london's generated reader role may list ServiceImports
-      assert.deepEqual(JSON.parse(readFileSync(repo.lockFile, 'utf8')).sources.london.foreignServiceImports, [{ namespace: 'mcs', name: 'taken' }]);
+      assert.deepEqual(JSON.parse(readFileSync(repo.lockFile, 'utf8')).observed.sources.london.foreignServiceImports, [{ namespace: 'mcs', name: 'taken' }]);
       assert.match(file(repo, 'london/clusterrole-mirrorc-observer.yaml') ?? '', /serviceimports/);
       // AND the other controller's object is untouched in london
       assert.match(await fleet.kubectl('london', ['get', 'serviceimport', 'taken', '-n', 'mcs', '-o', 'json']), /"port": 8443/);
