@@ -1,7 +1,7 @@
 /**
  * The machine-readable report of a run (`--report <file>`): per target and source cluster whether
  * it was reached and since when it is stale, per source the files added, changed and removed, the
- * warnings and the exit code. Canonical JSON with no clock reading of its own, so the same inputs
+ * warnings, every finding as coded data (`diagnostics`, docs/diagnostics.md) and the exit code. Canonical JSON with no clock reading of its own, so the same inputs
  * give the same report (`staleSince` comes from the lock). The format is documented in the README.
  */
 import { lstatSync, writeFileSync, writeSync } from 'node:fs';
@@ -15,6 +15,9 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { sortedUnique } from '../util/order.js';
 import { redact } from '../util/redact.js';
 import type { RunLog } from './run-log.js';
+import type { DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { runErrorDiagnostic, staleDiagnostics } from '../diagnostics/run-diagnostics.js';
 
 /** Version of the report format; bumped on incompatible changes. */
 export const REPORT_FORMAT = 1;
@@ -68,7 +71,13 @@ export interface RunReport {
   readonly lockChanged: boolean;
   readonly targets: readonly TargetReport[];
   readonly sources: readonly SourceReport[];
+  /** The warnings' messages, for people (each is the `message` of a warning in {@link diagnostics}). */
   readonly warnings: readonly string[];
+  /**
+   * Every finding as data, for CI to filter on: clusters not observed, warnings, and the errors that
+   * ended the run, each with its stable code (docs/diagnostics.md), severity, cluster/service and hint.
+   */
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 /** What a run knows when it ends; fields stay undefined when the run stopped before reaching them. */
@@ -86,7 +95,12 @@ export interface RunFacts {
   /** The complete output tree the run wrote or compared; absent when it did not compile. */
   readonly tree?: FileTree;
   readonly lockChanged: boolean;
-  readonly warnings: readonly string[];
+  /** The run's warnings (observation, compile, guards, delivery) as coded data. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** The errors behind `error`, when the run knows them one by one (compile's). @default none */
+  readonly errorDiagnostics?: readonly Diagnostic[];
+  /** The code of `error` when more exact than its exit code's. @default by exit code */
+  readonly errorCode?: DiagnosticDefinition;
 }
 
 /** Builds the report of a run; credentials are redacted from every message in it. */
@@ -134,7 +148,13 @@ export function buildRunReport(facts: RunFacts): RunReport {
     lockChanged: facts.lockChanged,
     targets,
     sources,
-    warnings: facts.warnings.map(redact),
+    warnings: facts.diagnostics.map((d) => redact(d.message)),
+    diagnostics: [
+      ...staleDiagnostics(facts.stale),
+      ...facts.diagnostics,
+      ...(facts.errorDiagnostics ?? []),
+      ...(facts.error !== undefined ? [runErrorDiagnostic(facts.exitCode, facts.error, facts.errorCode)] : []),
+    ].map((d) => ({ ...d, message: redact(d.message) })),
   };
 }
 

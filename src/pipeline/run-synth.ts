@@ -25,7 +25,7 @@ import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
 import { clustersOverStaleLimit, staleLimitMessage, type StaleLimit } from '../guard/stale-limit.js';
 import { parseDuration } from '../util/duration.js';
 import { appendJobSummary } from '../cli/job-summary.js';
-import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
+import { holdBackSuspectTargets } from '../guard/suspect-targets.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { buildFleet, FleetLoadError, importFleetDefinition, type FleetDefinition } from '../cli/load-fleet.js';
 import { observationProgressPrinter } from '../cli/progress.js';
@@ -35,10 +35,13 @@ import { mergeShardTree, shardProblem } from '../cli/shard.js';
 import { unexpectedFailure } from '../cli/unexpected-failure.js';
 import { stageTimer, type SynthStage } from '../cli/stage-timer.js';
 import { summaryLines } from '../cli/summary.js';
-import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { deliveryTree, emitDelivery } from './synth-delivery.js';
 import { compileFleetTree } from './synth-fleet.js';
 import { appendAll } from '../util/append-all.js';
+import { Diag } from '../diagnostics/diagnostic-codes.js';
+import { messages, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { printStaleClusters, printWarnings } from '../diagnostics/print-diagnostics.js';
+import { deliveryDiagnostics, heldBackDiagnostics, suspectDiagnostic } from '../diagnostics/run-diagnostics.js';
 
 /** Options of {@link runSynth}. */
 export interface SynthOptions {
@@ -109,7 +112,10 @@ export interface SynthOptions {
 export interface SynthResult {
   readonly exitCode: number;
   readonly changes: readonly ClusterChanges[];
+  /** The warnings' messages (each the `message` of one of {@link diagnostics}). */
   readonly warnings: readonly string[];
+  /** The warnings as coded data (docs/diagnostics.md). */
+  readonly diagnostics: readonly Diagnostic[];
   readonly stale: readonly StaleCluster[];
   /** The error message when the run failed. */
   readonly error?: string;
@@ -142,7 +148,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   // Everything the report needs, filled in as the run gets further.
   let facts: Omit<RunFacts, 'exitCode' | 'error'> = {
     command: mode === 'write' ? 'synth' : mode, offline: options.offline ?? false, ...(shard ? { shard } : {}),
-    stale: [], changes: [], lockChanged: false, warnings: [],
+    stale: [], changes: [], lockChanged: false, diagnostics: [],
   };
   const finish = (exitCode: number, error?: string): SynthResult => {
     if (error !== undefined) log.always(`error: ${error}`);
@@ -150,7 +156,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     if (exitCode !== ExitCode.INVALID_INPUT || facts.spec) for (const line of summaryLines(report)) log.info(line);
     if (options.reportFile && !writeReportOrLog(options.reportFile, report, log) && exitCode === ExitCode.OK) exitCode = ExitCode.WRITE_FAILED;
     if (options.env) appendJobSummary(report, log, options.env);
-    return { exitCode, changes: facts.changes, warnings: facts.warnings, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
+    return { exitCode, changes: facts.changes, warnings: messages(facts.diagnostics), diagnostics: facts.diagnostics, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
   const outDir = options.outDir ?? 'dist';
   const lockFile = options.lockFile ?? (options.fleetFile ? options.fleetFile.replace(/\.[cm]?[tj]s$/, '') + '.lock.json' : undefined);
@@ -205,7 +211,10 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     const gatewayProblems = lockGatewayProblems(spec, previous);
     if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
   } catch (e) {
-    if (e instanceof FleetDefinitionError || e instanceof FleetLoadError || e instanceof LockFileError) return finish(ExitCode.INVALID_INPUT, e.message);
+    if (e instanceof FleetDefinitionError || e instanceof FleetLoadError || e instanceof LockFileError) {
+      facts = { ...facts, errorCode: e instanceof LockFileError ? Diag.LOCK_FILE_INVALID : Diag.FLEET_DEFINITION_INVALID };
+      return finish(ExitCode.INVALID_INPUT, e.message);
+    }
     throw e;
   }
   if (shard) {
@@ -232,7 +241,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
 
   // Observe (unless offline): a cluster that fails keeps its locked state.
   let snapshot = previous;
-  const warnings: string[] = [];
+  const warnings: Diagnostic[] = [];
   if (!options.offline) {
     log.info(`observing ${spec.clusters.length} cluster${spec.clusters.length === 1 ? '' : 's'}...`);
     const observation = await observeFleet(spec, previous, {
@@ -244,18 +253,15 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     });
     const stale = observation.stale;
     snapshot = { ...observation.snapshot, staleSince: nextStaleSince(previous.staleSince, observationOutcomes(spec, stale), fleetRoles(spec), now()) };
-    appendAll(warnings, observation.warnings);
+    appendAll(warnings, observation.diagnostics);
     if (!options.confirmRemovals) {
       const held = holdBackSuspectTargets(previous, snapshot);
       snapshot = held.snapshot;
-      appendAll(warnings, held.suspects.map(suspectTargetWarning));
+      appendAll(warnings, held.suspects.map(suspectDiagnostic));
     }
-    facts = { ...facts, snapshot, stale, warnings };
+    facts = { ...facts, snapshot, stale, diagnostics: warnings };
     if (stale.length > 0) {
-      log.always('');
-      log.always(`WARNING: ${stale.length} cluster observation${stale.length === 1 ? '' : 's'} failed; the last known state from ${lockFile} is kept for ${stale.length === 1 ? 'it' : 'them'} (stale):`);
-      for (const s of stale) log.always(`  - ${s.role} ${s.error.message}${s.keptPrevious ? '' : ' [never observed before: nothing to keep]'}`);
-      log.always('');
+      printStaleClusters(log, stale, lockFile);
       if (options.strict) return finish(ExitCode.STALE, '--strict: not writing anything because some clusters could not be observed');
     }
   }
@@ -266,7 +272,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   let compiled: FileTree;
   let planRows: readonly string[] = [];
   const compileStarted = now().getTime();
-  const heldBackWarnings: string[] = [];
+  const heldBackWarnings: Diagnostic[] = [];
   // The committed output, read once: its mirror owners settle name clashes, and the new tree is compared with it.
   const before = readCommittedTree(outDir);
   try {
@@ -277,22 +283,25 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
     if (!options.confirmRemovals && !shard) {
       const held = holdBackRemovingTargets({ previous, snapshot, before, compiled: result, compile: (s) => compileFleetTree(spec, s, compileOptions, undefined, before, options.maxUnitObjects) });
       result = held.compiled;
-      appendAll(heldBackWarnings, held.warnings);
+      appendAll(heldBackWarnings, heldBackDiagnostics(held.held, held.warnings));
     }
-    appendAll(warnings, result.warnings);
+    appendAll(warnings, result.diagnostics);
     appendAll(warnings, heldBackWarnings);
     planRows = result.planRows;
     // The lock remembers compile's pinned per-pod ClusterIPs next to the observation.
     snapshot = result.snapshot;
     compiled = result.tree;
   } catch (e) {
-    if (e instanceof CompileError) return finish(ExitCode.COMPILE_ERROR, e.message);
+    if (e instanceof CompileError) {
+      facts = { ...facts, diagnostics: warnings, errorDiagnostics: e.diagnostics };
+      return finish(ExitCode.COMPILE_ERROR, e.message);
+    }
     throw e;
   }
   mark('render');
   log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
-  appendAll(warnings, deliveryWarnings(spec));
-  for (const w of warnings) log.always(`warning: ${w}`);
+  appendAll(warnings, deliveryDiagnostics(spec));
+  printWarnings(log, warnings);
 
   // A shard replaces only its own folders; every other path of the tree is carried over as it is.
   // Folders of clusters that are no link's source hold only their reader identity: every shard writes them alike.
@@ -304,7 +313,7 @@ async function runSynthSteps(options: SynthOptions, held: RunLock[]): Promise<Sy
   const removals = options.confirmRemovals ? [] : largeRemovals(before, tree);
   const lockText = renderLockFile(snapshot);
   const lockChanged = readTextOrUndefined(committedLock) !== lockText;
-  facts = { ...facts, warnings, tree, changes, lockChanged };
+  facts = { ...facts, diagnostics: warnings, tree, changes, lockChanged };
   mark('diff');
 
   if (removals.length > 0 && (mode === 'write' || mode === 'observe')) {

@@ -6,7 +6,6 @@
 import { App } from 'cdk8s';
 import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-fleet.js';
 import { compareStrings } from '../util/order.js';
-import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { previousMirrorLookup, previousOwnerLookup } from '../emit/previous-owners.js';
 import type { FileTree } from '../emit/render-files.js';
 import { renderClusterUnits, unitFoldersByCluster } from '../emit/render-units.js';
@@ -16,6 +15,8 @@ import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree } from './synth-delivery.js';
+import { messages, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { deliveryDiagnostics } from '../diagnostics/run-diagnostics.js';
 
 /** Input of {@link synthFleet}. */
 export interface SynthFleetProps {
@@ -37,8 +38,10 @@ export interface FleetFiles {
   readonly delivery?: ReadonlyMap<string, string>;
   /** The lock file's text: the snapshot plus the pinned per-pod ClusterIPs compile allocated. */
   readonly lock: string;
-  /** Mirrors skipped and other warnings, in plain words. */
+  /** Mirrors skipped and other warnings, in plain words (each the `message` of one of {@link diagnostics}). */
   readonly warnings: readonly string[];
+  /** The same warnings as coded data: code, severity, cluster/service and hint (docs/diagnostics.md). */
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 /** What {@link compileFleetTree} compiled. */
@@ -48,6 +51,8 @@ export interface CompiledTree {
   /** The snapshot with compile's pinned ClusterIPs (what the lock records). */
   readonly snapshot: FleetSnapshot;
   readonly warnings: readonly string[];
+  /** The warnings as coded data. */
+  readonly diagnostics: readonly Diagnostic[];
   /** What `plan` prints besides file changes (trust anchors, renamed exports, generic gateway ports, MCS imports). */
   readonly planRows: readonly string[];
 }
@@ -83,7 +88,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       tree.set(key, old === content ? old : content);
     }
   }
-  return { tree, snapshot: pinned, warnings: planned.warnings, planRows: planned.planRows };
+  return { tree, snapshot: pinned, warnings: planned.warnings, diagnostics: planned.diagnostics, planRows: planned.planRows };
 }
 
 /**
@@ -99,11 +104,13 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
     previousMirrors: previousMirrorLookup(props.previous ?? new Map()),
   }, undefined, props.previous);
   const delivery = deliveryTree(spec, compiled.tree);
+  const diagnostics = [...compiled.diagnostics, ...deliveryDiagnostics(spec)];
   return {
     output: compiled.tree,
     ...(delivery ? { delivery } : {}),
     lock: renderLockFile(compiled.snapshot),
-    warnings: [...compiled.warnings, ...deliveryWarnings(spec)],
+    warnings: messages(diagnostics),
+    diagnostics,
   };
 }
 
