@@ -27,6 +27,7 @@ export type ReportCommand = 'synth' | 'plan' | 'check' | 'observe';
 
 /** How one cluster fared in one role this run. */
 export interface ClusterState {
+  /** The cluster's name. */
   readonly cluster: string;
   /** Whether this run tried to observe it (false when offline). */
   readonly observed: boolean;
@@ -50,8 +51,11 @@ export interface TargetReport extends ClusterState {
 export interface SourceReport extends ClusterState {
   /** Whether it was compiled (false: outside the shard, or the run failed before). */
   readonly compiled: boolean;
+  /** Files added under `<out>/<cluster>/`, relative to it. */
   readonly added: readonly string[];
+  /** Files whose content changed. */
   readonly changed: readonly string[];
+  /** Files removed. */
   readonly removed: readonly string[];
   /** Files compiled exactly as they are on disk. */
   readonly unchanged: number;
@@ -59,19 +63,25 @@ export interface SourceReport extends ClusterState {
 
 /** The whole report. */
 export interface RunReport {
+  /** The report format's version (1); bumped on incompatible changes. */
   readonly reportFormat: typeof REPORT_FORMAT;
+  /** The command that ran. */
   readonly command: ReportCommand;
+  /** The run's exit code (documented with the CLI). */
   readonly exitCode: number;
   /** The error that ended the run, or null. */
   readonly error: string | null;
+  /** Whether the run compiled from the lock alone (`--offline`). */
   readonly offline: boolean;
   /** The source clusters compiled with `--source`, or null for all. */
   readonly shard: readonly string[] | null;
   /** Whether the lock file changed (synth, observe) or would change (plan, check). */
   readonly lockChanged: boolean;
+  /** Every link target, by name. */
   readonly targets: readonly TargetReport[];
+  /** Every link source, by name. */
   readonly sources: readonly SourceReport[];
-  /** The warnings' messages, for people (each is the `message` of a warning in {@link diagnostics}). */
+  /** The warnings' messages, for people (each is the `message` of a warning in `diagnostics`). */
   readonly warnings: readonly string[];
   /**
    * Every finding as data, for CI to filter on: clusters not observed, warnings, and the errors that

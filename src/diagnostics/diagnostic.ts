@@ -7,7 +7,9 @@ export interface DiagnosticSubject {
   readonly cluster?: string;
   /** The target cluster the service lives in, when it differs from `cluster`. */
   readonly target?: string;
+  /** The namespace of the service. */
   readonly namespace?: string;
+  /** The service's name (in `target` when given, else in `cluster`). */
   readonly service?: string;
 }
 
@@ -15,6 +17,7 @@ export interface DiagnosticSubject {
 export interface Diagnostic extends DiagnosticSubject {
   /** Stable code from the table in src/diagnostics/diagnostic-codes.ts (`MRC3009`). */
   readonly code: string;
+  /** `error`: the run stopped (or, for a --strict skip, would stop); `warning`: reported, the run went on. */
   readonly severity: Severity;
   /** The full message, naming cluster and service (the line the human output prints). */
   readonly message: string;

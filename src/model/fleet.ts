@@ -10,11 +10,22 @@ import { fleetProblems } from './validate-fleet.js';
 
 const FLEET_BRAND = Symbol.for('mirrorc.Fleet');
 
+/**
+ * A function that defines clusters, links and exports on a fleet: the default export of
+ * `clusters/fleet.ts`. It must be synchronous and do no I/O (synth is deterministic).
+ */
+export type FleetDefinition = (fleet: Fleet) => void;
+
 /** The fleet definition is wrong; `problems` lists every mistake found, each naming its construct. */
 export class FleetDefinitionError extends Error {
-  constructor(public readonly problems: readonly string[]) {
+  /** Every problem found, one line each, naming its construct. */
+  public readonly problems: readonly string[];
+
+  /** @param problems every problem, one line each, naming its construct */
+  constructor(problems: readonly string[]) {
     super(`the fleet definition has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'FleetDefinitionError';
+    this.problems = problems;
   }
 }
 

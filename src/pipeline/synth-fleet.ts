@@ -20,13 +20,25 @@ import { deliveryDiagnostics } from '../diagnostics/run-diagnostics.js';
 
 /** Input of {@link synthFleet}. */
 export interface SynthFleetProps {
-  /** The fleet: its clusters, links, explicit exports and GitOps delivery (it may live in any cdk8s app). */
+  /**
+   * The fleet: its clusters, links, explicit exports and GitOps delivery (it may live in any cdk8s app).
+   */
   readonly fleet: Fleet;
-  /** The observation to compile from: the lock file, as `readLockFile` returns it. */
+  /**
+   * The observation to compile from: the lock file, as `readLockFile` returns it.
+   */
   readonly snapshot: FleetSnapshot;
-  /** The output as committed now (`<cluster>/<file>` → text): in a mirror name clash its current owner keeps the name, and a unit family keeps its shard count. @default no files */
+  /**
+   * The output as committed now (`<cluster>/<file>` → text): in a mirror name clash its current owner keeps the name, and a unit family keeps its shard count.
+   *
+   * @default - no files
+   */
   readonly previous?: ReadonlyMap<string, string>;
-  /** Make a problem of one mirror (long name, name clash, pinned IP) an error instead of skipping that mirror. @default false */
+  /**
+   * Make a problem of one mirror (long name, name clash, pinned IP) an error instead of skipping that mirror.
+   *
+   * @default false
+   */
   readonly strict?: boolean;
 }
 
@@ -38,7 +50,7 @@ export interface FleetFiles {
   readonly delivery?: ReadonlyMap<string, string>;
   /** The lock file's text: the snapshot plus the pinned per-pod ClusterIPs compile allocated. */
   readonly lock: string;
-  /** Mirrors skipped and other warnings, in plain words (each the `message` of one of {@link diagnostics}). */
+  /** Mirrors skipped and other warnings, in plain words (each the `message` of one of `diagnostics`). */
   readonly warnings: readonly string[];
   /** The same warnings as coded data: code, severity, cluster/service and hint (docs/diagnostics.md). */
   readonly diagnostics: readonly Diagnostic[];
