@@ -5,6 +5,7 @@
  * A code is never reused for another meaning; docs/diagnostics.md is generated from this table
  * (`npm run docs:diagnostics`, checked by test/unit/diagnostics.test.ts).
  */
+import { typeCheckCommand } from './type-check-command.js';
 
 /** How bad a finding is: an error stops the run (nothing written, unless its code says otherwise); a warning is reported and the run goes on. */
 export type Severity = 'error' | 'warning';
@@ -24,9 +25,8 @@ export interface DiagnosticDefinition {
 export const Diag = {
   // MRC1xxx: input. Nothing was contacted or written (exit 2).
   INVALID_INPUT: { code: 'MRC1001', severity: 'error', title: 'invalid command line or settings', hint: 'correct the option named in the message; mirrorc <command> --help lists the options' },
-  FLEET_DEFINITION_INVALID: { code: 'MRC1002', severity: 'error', title: 'the fleet definition is invalid', hint: 'fix the construct named in the message in the fleet file; npx -p typescript tsc --noEmit shows type errors' },
+  FLEET_DEFINITION_INVALID: { code: 'MRC1002', severity: 'error', title: 'the fleet definition is invalid', hint: `fix the construct named in the message in the fleet file; ${typeCheckCommand()} shows type errors` },
   LOCK_FILE_INVALID: { code: 'MRC1003', severity: 'error', title: 'the lock file is missing, unreadable or invalid', hint: 'restore the lock from git (git checkout -- <lock>), or pass --new-fleet to start a fleet from scratch' },
-  UNSAFE_JOURNAL: { code: 'MRC1004', severity: 'error', title: 'an interrupted run left a journal mirrorc will not complete', hint: 'inspect the journal named in the message; restore the output folder from git' },
 
   // MRC2xxx: observation. The cluster keeps its last known state from the lock (stale but safe).
   CLUSTER_KUBECONFIG: { code: 'MRC2001', severity: 'warning', title: 'cluster not observed: no usable kubeconfig; compiled from the lock', hint: 'pass --kubeconfig or fix the cluster\'s access (kubeconfig, context); on a machine without cluster access, use --offline' },
@@ -53,7 +53,7 @@ export const Diag = {
   SOURCE_NEVER_OBSERVED: { code: 'MRC3007', severity: 'warning', title: 'source never observed; namespace and collision checks skipped', hint: 'run synth with access to the source cluster' },
   SYSTEM_NAMESPACE_SKIPPED: { code: 'MRC3008', severity: 'warning', title: 'a service in a system namespace is not mirrored', hint: 'set mirrorSystemNamespaces: true on the link to mirror system namespaces' },
   NAMESPACE_MISSING: { code: 'MRC3009', severity: 'warning', title: 'the mirror\'s namespace does not exist in the source; not mirrored', hint: 'create the namespace, or set createMissingNamespaces on the link' },
-  CREDENTIALS_UNDECLARED: { code: 'MRC3010', severity: 'warning', title: 'flat-mode or federated mirrors need a credentials Secret that the link does not declare', hint: "provide the Secret (docs/diagnostics.md#MRC3010 shows its shape) and set remoteDiscoveryCredentials: { provided: 'external' } on the link" },
+  CREDENTIALS_UNDECLARED: { code: 'MRC3010', severity: 'warning', title: 'flat-mode or federated mirrors need a credentials Secret that the link does not declare', hint: "provide the Secret (plan and docs/diagnostics.md show its shape) and set remoteDiscoveryCredentials: { provided: 'external' } on the link" },
   RENAME_NOT_APPLIED: { code: 'MRC3011', severity: 'warning', title: 'mirrorAs or namespaceMap does not apply in this mode', hint: 'remove the rename, or mirror the service in gateway mode' },
   NO_PORTS: { code: 'MRC3012', severity: 'warning', title: 'a service without ports cannot be mirrored; skipped', hint: 'give the service at least one port' },
   METADATA_NOT_DELIVERED: { code: 'MRC3013', severity: 'warning', title: 'a label or annotation cannot be copied to the mirror', hint: 'see the metadata policy (docs/safety/metadata-policy.md); exclude the key on the link to silence this' },
