@@ -1,6 +1,7 @@
 /** Findings of a compile: errors stop the run before anything is written, warnings are reported. */
 import { Diag, type DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
 import { diagnostic, messages, type Diagnostic, type DiagnosticSubject } from '../diagnostics/diagnostic.js';
+import { appendAll } from '../util/append-all.js';
 
 /** Collected findings; each names its code, the cluster and service, and what to do. */
 export class Diagnostics {
@@ -49,7 +50,7 @@ export class Diagnostics {
 
   /** Takes over the findings of `other` (a compile round done apart). */
   public merge(other: Diagnostics): void {
-    this.findings.push(...other.findings);
+    appendAll(this.findings, other.findings);
   }
 }
 
