@@ -72,9 +72,9 @@ export function undeclaredCredentialsWarning(req: SecretRequirement): string {
   ].join(' and ');
   const shown = req.neededBy.slice(0, 3).join(', ') + (req.neededBy.length > 3 ? ` and ${req.neededBy.length - 3} more` : '');
   return (
-    `${req.cluster}: link ${req.link} compiles ${count} of "${req.target}" (${shown}); Linkerd resolves them only if "${req.cluster}" holds ` +
-    `Secret ${req.namespace}/${req.name} (a kubeconfig for "${req.target}"'s API; mirrorc never writes it): provide it and set ` +
-    `remoteDiscoveryCredentials: { provided: 'external' } on the link (plan shows the Secret's type, labels and annotations)`
+    `${req.cluster}: link ${req.link} compiles ${count} of "${req.target}" (${shown}), which need Secret ${req.namespace}/${req.name} ` +
+    `in "${req.cluster}" (a kubeconfig for "${req.target}"; mirrorc never writes it); provide it and set ` +
+    `remoteDiscoveryCredentials: { provided: 'external' } on the link (mirrorc plan shows the Secret)`
   );
 }
 
