@@ -3,7 +3,7 @@
  * test/unit/diagnostics.test.ts fails when the committed page is not what this renders).
  */
 import { allDiagnostics } from './diagnostic-codes.js';
-import { GROUP_FROM } from './group-diagnostics.js';
+import { GROUP_DIFFERENT_FROM, GROUP_FROM } from './group-diagnostics.js';
 
 /** Escapes a table cell. */
 function cell(text: string): string {
@@ -22,9 +22,10 @@ export function diagnosticsMarkdown(): string {
     'A code keeps its meaning across releases; a new finding gets a new code.',
     '',
     '- **On the terminal** each finding is one line ending in its code, `warning: <message> [MRC3009]`.',
-    `  A code found ${GROUP_FROM} times or more is one line naming how many clusters or findings and which,`,
+    `  Findings of one code saying the same about ${GROUP_FROM} or more clusters are one line naming how many and which,`,
     '  e.g. `9 clusters (ap, east, ...): kubeconfig ~/.kube/config does not exist; ... [MRC2001]`;',
-    '  `--verbose` prints every message of the group.',
+    `  a code found ${GROUP_DIFFERENT_FROM} times or more with different words is one line of its title, hint and subjects.`,
+    '  `--verbose` prints every message of a group.',
     '- **In the JSON report** (`--report <file>`) `diagnostics` lists every finding as data, for CI to',
     '  filter on (`jq \'.diagnostics[] | select(.code == "MRC4002")\'`): clusters that could not be observed,',
     '  the warnings, and the errors that ended the run. `warnings` keeps each warning\'s message as text.',

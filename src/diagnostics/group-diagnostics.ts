@@ -1,15 +1,19 @@
 /**
- * The human lines of a run's findings: one line per finding, except that a code found three times
- * or more becomes one line naming the count and what it concerns ("9 clusters (ap, east, ...):
- * kubeconfig ~/.kube/config does not exist; ..."), with every single message in `details` (shown
- * with --verbose; the JSON report always carries each).
+ * The human lines of a run's findings: one line per finding, except that findings of one code that
+ * say the same words about different clusters (three or more) become one line naming the count and
+ * which ("9 clusters (ap, east, ...): kubeconfig ~/.kube/config does not exist; ..."), and that a
+ * code found ten times or more with different words becomes one line of its title and hint. Every
+ * single message of a group is in `details` (shown with --verbose; the JSON report carries each).
  */
 import type { Diagnostic } from './diagnostic.js';
 import { allDiagnostics } from './diagnostic-codes.js';
 import { compareStrings } from '../util/order.js';
 
-/** Findings of one code at least this often are grouped. */
+/** Findings of one code with the same words (but for their cluster) are grouped from this many. */
 export const GROUP_FROM = 3;
+
+/** Findings of one code with different words are grouped from this many (fewer: each is worth its line). */
+export const GROUP_DIFFERENT_FROM = 10;
 
 /** At most this many subjects are named in a grouped line. */
 const MAX_NAMED = 10;
@@ -30,7 +34,8 @@ export function groupedLines(diagnostics: readonly Diagnostic[], prefix: string)
   const lines: string[] = [];
   const details: string[] = [];
   for (const [code, found] of byCode) {
-    if (found.length < GROUP_FROM) {
+    const same = new Set(found.map(withoutSubject));
+    if (found.length < (same.size === 1 ? GROUP_FROM : GROUP_DIFFERENT_FROM)) {
       for (const d of found) lines.push(`${prefix}${d.message} [${code}]`);
       continue;
     }
@@ -38,7 +43,6 @@ export function groupedLines(diagnostics: readonly Diagnostic[], prefix: string)
     const named = subjects.slice(0, MAX_NAMED).join(', ') + (subjects.length > MAX_NAMED ? `, and ${subjects.length - MAX_NAMED} more` : '');
     const noun = found.every((d) => d.service === undefined) ? `cluster${subjects.length === 1 ? '' : 's'}` : `finding${found.length === 1 ? '' : 's'}`;
     const count = noun.startsWith('cluster') ? subjects.length : found.length;
-    const same = new Set(found.map(withoutSubject));
     // The same words for every one of them: say them once. Otherwise the code's title and hint.
     const what = same.size === 1 ? [...same][0]! : `${titleOf(code)}; ${found[0]!.hint} (--verbose or the JSON report lists each)`;
     lines.push(`${prefix}${count} ${noun} (${named}): ${what} [${code}]`);

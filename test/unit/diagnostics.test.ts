@@ -37,7 +37,7 @@ test('every code in the table is unique, well formed, documented in docs/diagnos
   for (const name of Object.keys(Diag)) assert.ok(code.includes(`Diag.${name}`), `Diag.${name} is never reported`);
 });
 
-test('a code found three times or more is one line naming how many and which; fewer stay one line each', () => {
+test('findings of one code saying the same about three clusters or more are one line naming how many and which; ten different ones are one line of title and hint; fewer stay one line each', () => {
   const stale = (cluster: string): Diagnostic => diagnostic(Diag.CLUSTER_KUBECONFIG, `target cluster "${cluster}": kubeconfig ~/.kube/config does not exist; pass --kubeconfig`, { cluster });
   // GIVEN nine clusters failing alike, and two namespaces missing
   const missing = ['api', 'web'].map((service) => diagnostic(Diag.NAMESPACE_MISSING, `london: namespace "shop" does not exist, so paris/shop/${service} is not mirrored`, { cluster: 'london', target: 'paris', namespace: 'shop', service }));
@@ -50,10 +50,12 @@ test('a code found three times or more is one line naming how many and which; fe
     'warning: london: namespace "shop" does not exist, so paris/shop/web is not mirrored [MRC3009]',
   ]);
   assert.equal(details.length, 9);
-  // AND findings of one code with different words give the code's title and hint, naming each service
-  const three = ['a', 'b', 'c'].map((service) => diagnostic(Diag.NO_PORTS, `london: paris/shop/${service} has no ports (${service})`, { cluster: 'london', target: 'paris', namespace: 'shop', service }));
-  assert.deepEqual(groupedLines(three, '').lines, [
-    `3 findings (london: paris/shop/a, london: paris/shop/b, london: paris/shop/c): ${Diag.NO_PORTS.title}; ${Diag.NO_PORTS.hint} (--verbose or the JSON report lists each) [MRC3012]`,
+  // AND three findings of one code with different words stay one line each; ten give the code's title and hint, naming each service
+  const noPorts = (service: string): Diagnostic => diagnostic(Diag.NO_PORTS, `london: paris/shop/${service} has no ports (${service})`, { cluster: 'london', target: 'paris', namespace: 'shop', service });
+  assert.equal(groupedLines(['a', 'b', 'c'].map(noPorts), '').lines.length, 3);
+  const ten = 'abcdefghij'.split('');
+  assert.deepEqual(groupedLines(ten.map(noPorts), '').lines, [
+    `10 findings (${ten.map((s) => `london: paris/shop/${s}`).join(', ')}): ${Diag.NO_PORTS.title}; ${Diag.NO_PORTS.hint} (--verbose or the JSON report lists each) [MRC3012]`,
   ]);
 });
 
