@@ -31,7 +31,7 @@ export function commandLineFailure(argv: readonly string[], exitCode: number, me
   stderrLog.always(`error: ${message}${usage ? `\n\n${usage}` : ''}`);
   const { reportFile, command, offline } = readableArgs(argv);
   if (reportFile) {
-    const report = buildRunReport({ command, offline, exitCode, error: message, stale: [], changes: [], lockChanged: false, warnings: [] });
+    const report = buildRunReport({ command, offline, exitCode, error: message, stale: [], changes: [], lockChanged: false, diagnostics: [] });
     writeReportOrLog(reportFile, report, stderrLog);
   }
   return exitCode;

@@ -15,7 +15,7 @@ import { planGatewayMirror } from './modes/gateway/plan-gateway.js';
 import { planGlobalServices } from './modes/global/plan-global.js';
 import { planHeadlessMirror, type HeadlessUnit } from './modes/headless/plan-headless.js';
 import { allocatePinnedIPs, pinnedKey } from './pinned-ips/allocate-pinned-ips.js';
-import { credentialsRequirement, undeclaredCredentialsWarning, type SecretRequirement } from './modes/remote-discovery/credentials-requirement.js';
+import { credentialsPlanRow, credentialsRequirement, undeclaredCredentialsWarning, type SecretRequirement } from './modes/remote-discovery/credentials-requirement.js';
 import { planFederatedServices } from './modes/federated/plan-federated.js';
 import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-discovery.js';
 import { MAX_SERVICE_NAME_LENGTH, perPodServiceName } from './names.js';
@@ -29,12 +29,17 @@ import type { MirrorRequest } from './mirror-unit.js';
 import { appendAll } from '../util/append-all.js';
 import { adoptedClusterIPs, foreignNameVerdict } from './adopt-linkerd-mirrors.js';
 import type { ForeignService } from '../snapshot/snapshot.js';
+import { Diag, type DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
 
 /** What compile produced. */
 export interface CompileResult {
   /** One chart per source cluster, by cluster name order. */
   readonly charts: readonly SourceChart[];
+  /** The warning messages (the `message` of each of {@link diagnostics}). */
   readonly warnings: readonly string[];
+  /** The warnings as coded data. */
+  readonly diagnostics: readonly Diagnostic[];
   /**
    * Secrets that must exist in source clusters but that mirrorc never writes: one per link with
    * flat-mode (remote-discovery) mirrors or federated members, sorted by cluster and target.
@@ -105,14 +110,15 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   const trust = checkTrustAnchors(compiledLinks, snapshot, { strict: options.strict ?? false, ...(options.now ? { now: options.now } : {}) }, diagnostics);
   const trusted: FleetSpec = trust.failedLinks.size === 0 ? fleet : { ...fleet, links: fleet.links.filter((l) => !trust.failedLinks.has(l.path)) };
   const plans = sources.map((source) => planSource(source, trusted, snapshot, diagnostics, options));
-  if (diagnostics.errors.length > 0) throw new CompileError(diagnostics.errors);
+  const errors = diagnostics.findings.filter((d) => d.severity === 'error');
+  if (errors.length > 0) throw new CompileError(errors);
   const requirements = plans.flatMap((plan) => plan.requirements);
   const pinned: Record<string, Readonly<Record<string, string>>> = { ...(snapshot.pinnedServiceIPs ?? {}) };
   for (const plan of plans) {
     if (Object.keys(plan.pinnedIPs).length > 0) pinned[plan.source] = plan.pinnedIPs;
     else delete pinned[plan.source];
   }
-  return { plans, warnings: diagnostics.warnings, requirements, pinnedServiceIPs: sortedRecord(pinned), planRows: [...trust.planRows, ...diagnostics.notes] };
+  return { plans, warnings: diagnostics.warnings, diagnostics: diagnostics.warningFindings, requirements, pinnedServiceIPs: sortedRecord(pinned), planRows: [...trust.planRows, ...diagnostics.notes] };
 }
 
 /** The chart of one planned source, under `scope`. */
@@ -133,7 +139,7 @@ export interface SourcePlan {
 function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions): SourcePlan {
   const sourceSnapshot = snapshot.sources[source];
   if (!sourceSnapshot) {
-    diagnostics.warn(`${source}: this source cluster has never been observed, so its namespaces and existing Services are unknown; namespace and collision checks are skipped`);
+    diagnostics.warn(Diag.SOURCE_NEVER_OBSERVED, `${source}: this source cluster has never been observed, so its namespaces and existing Services are unknown; namespace and collision checks are skipped`, { cluster: source });
   }
   const namespaces = new Set<string>();
   const planned: MirrorUnit[] = [];
@@ -147,13 +153,13 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       if (!link.mirrorSystemNamespaces) {
         const system = systemNamespaceProblem(request, fleet, ns);
         if (system) {
-          diagnostics.warn(`${source}: ${system}, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; set mirrorSystemNamespaces: true on link ${link.path} to mirror system namespaces`);
+          diagnostics.warn(Diag.SYSTEM_NAMESPACE_SKIPPED, `${source}: ${system}, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; set mirrorSystemNamespaces: true on link ${link.path} to mirror system namespaces`, { cluster: source, target: request.link.target, namespace: request.service.namespace, service: request.service.name });
           continue;
         }
       }
       if (sourceSnapshot && !sourceSnapshot.namespaces.includes(ns)) {
         if (!link.createMissingNamespaces) {
-          diagnostics.warn(`${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`);
+          diagnostics.warn(Diag.NAMESPACE_MISSING, `${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`, { cluster: source, target: request.link.target, namespace: request.service.namespace, service: request.service.name });
           continue;
         }
         namespaces.add(ns);
@@ -188,7 +194,10 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       requirements.push(requirement);
       // Warn, not fail: the mirrors are valid objects, and the Secret may well exist already
       // (link-gen, another pipeline); the warning says exactly what to check and how to silence it.
-      if (requirement.provided === undefined) diagnostics.warn(undeclaredCredentialsWarning(requirement));
+      if (requirement.provided === undefined) {
+        diagnostics.warn(Diag.CREDENTIALS_UNDECLARED, undeclaredCredentialsWarning(requirement), { cluster: source, target: link.target });
+        diagnostics.note(credentialsPlanRow(requirement));
+      }
     }
   }
   const sourceCluster = fleet.clusters.find((c) => c.name === source)!;
@@ -216,8 +225,8 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
     const pins = pinServiceIPs(sourceCluster, all, snapshot, adopted, isolation.strict, isolation.strict ? round : pinnedFailures);
     const newlyFailed = pins.failed.filter((k) => !failedPins.has(k));
     if (isolation.strict || newlyFailed.length === 0) {
-      appendAll(appendAll(diagnostics.errors, round.errors), pinnedFailures.errors);
-      appendAll(appendAll(diagnostics.warnings, round.warnings), pinnedFailures.warnings);
+      diagnostics.merge(round);
+      diagnostics.merge(pinnedFailures);
       const adoptedNow = all.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => isolation.adopted.has(k));
       if (adoptedNow.length > 0) {
         diagnostics.note(`adopted from Linkerd's service-mirror controller: ${source}: ${adoptedNow.length} Service${adoptedNow.length === 1 ? '' : 's'} taken over in place (${sortedUnique(adoptedNow).join(', ')})`);
@@ -264,8 +273,9 @@ function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapsh
       adopted,
       onFailure: (request, message) => {
         failed.push(pinnedKey(request.namespace, request.name));
-        if (strict) diagnostics.error(message);
-        else diagnostics.warn(`${message}; ${request.origin} is skipped, the other mirrors are updated (--strict makes this an error)`);
+        const subject = { cluster: source.name, namespace: request.namespace, service: request.name };
+        if (strict) diagnostics.error(Diag.PINNED_IP_UNAVAILABLE, message, subject);
+        else diagnostics.warn(Diag.PINNED_IP_UNAVAILABLE, `${message}; ${request.origin} is skipped, the other mirrors are updated (--strict makes this an error)`, subject);
       },
     },
     diagnostics,
@@ -307,9 +317,10 @@ interface Isolation {
  */
 function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagnostics: Diagnostics): MirrorUnit[] {
   const { source, strict } = isolation;
-  const skip = (message: string, outcome: string): void => {
-    if (strict) diagnostics.error(message);
-    else diagnostics.warn(`${message}; ${outcome}, the other mirrors are updated (--strict makes this an error)`);
+  const skip = (code: DiagnosticDefinition, unit: MirrorUnit, message: string, outcome: string): void => {
+    const subject = { cluster: source, namespace: unit.namespace, service: unit.serviceNames[0] };
+    if (strict) diagnostics.error(code, message, subject);
+    else diagnostics.warn(code, `${message}; ${outcome}, the other mirrors are updated (--strict makes this an error)`, subject);
   };
   const foreignByKey = new Map<string, ForeignService>(isolation.foreign.map((s) => [`${s.namespace}/${s.name}`, s]));
   const dropped = new Set<MirrorUnit>();
@@ -317,11 +328,11 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
     for (const name of unit.serviceNames) {
       const key = `${unit.namespace}/${name}`;
       if (name.length > MAX_SERVICE_NAME_LENGTH) {
-        skip(`${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`, `${unit.origin} is skipped`);
+        skip(Diag.MIRROR_NAME_INVALID, unit, `${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`, `${unit.origin} is skipped`);
         dropped.add(unit);
       } else if (serviceNameProblem(name) !== undefined) {
         // E.g. a per-pod mirror of a pod whose hostname starts with a digit: the API server would refuse it.
-        skip(`${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named ${serviceNameProblem(name)}; rename the service (or its StatefulSet), or exclude it from the link`, `${unit.origin} is skipped`);
+        skip(Diag.MIRROR_NAME_INVALID, unit, `${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named ${serviceNameProblem(name)}; rename the service (or its StatefulSet), or exclude it from the link`, `${unit.origin} is skipped`);
         dropped.add(unit);
       }
       const foreign = foreignByKey.get(key);
@@ -330,7 +341,7 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
         if (verdict.adopt) {
           isolation.adopted.add(key);
         } else {
-          skip(verdict.message, `${unit.origin} is skipped`);
+          skip(Diag.MIRROR_NAME_INVALID, unit, verdict.message, `${unit.origin} is skipped`);
           dropped.add(unit);
         }
       }
@@ -349,7 +360,7 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
     const [first, ...others] = claims as [MirrorUnit, ...MirrorUnit[]];
     if (strict) {
       for (const other of others) {
-        diagnostics.error(`${source}: ${other.origin} and ${first.origin} would both be mirrored as Service ${key}; rename one of the services or exclude one from its link`);
+        diagnostics.error(Diag.MIRROR_NAME_CLASH, `${source}: ${other.origin} and ${first.origin} would both be mirrored as Service ${key}; rename one of the services or exclude one from its link`, { cluster: source, namespace: other.namespace, service: key.split('/')[1] });
         dropped.add(other);
       }
       continue;
@@ -359,7 +370,7 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
     const outcome = keeper
       ? `${keeper.origin} has that mirror already and keeps it, so ${losers.map((u) => u.origin).join(' and ')} ${losers.length === 1 ? 'is' : 'are'} skipped`
       : `none of them has that mirror yet, so all are skipped`;
-    skip(`${source}: ${claims.map((u) => u.origin).join(' and ')} would all be mirrored as Service ${key}; rename one of the services or exclude one from its link`, outcome);
+    skip(Diag.MIRROR_NAME_CLASH, first, `${source}: ${claims.map((u) => u.origin).join(' and ')} would all be mirrored as Service ${key}; rename one of the services or exclude one from its link`, outcome);
     for (const u of losers) dropped.add(u);
   }
   return units.filter((u) => !dropped.has(u));

@@ -6,6 +6,7 @@ import { copiedAnnotations, copiedLabels, undeliverableMetadata, type Undelivera
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { mirrorServiceName, remoteFqName } from './names.js';
+import { Diag } from '../diagnostics/diagnostic-codes.js';
 
 /** The common parts of a mirror Service. */
 export interface MirrorMetadata {
@@ -26,10 +27,10 @@ export function mirrorMetadata(request: MirrorRequest, diagnostics: Diagnostics)
   const { link, target, service } = request;
   const origin = `${target.name}/${service.namespace}/${service.name}`;
   if (service.ports.length === 0) {
-    diagnostics.warn(`${link.source}: ${origin} has no ports, so it cannot be mirrored (a mirror Service needs at least one port); skipped`);
+    diagnostics.warn(Diag.NO_PORTS, `${link.source}: ${origin} has no ports, so it cannot be mirrored (a mirror Service needs at least one port); skipped`, { cluster: link.source, target: target.name, namespace: service.namespace, service: service.name });
     return undefined;
   }
-  for (const u of undeliverableMetadata(service, link)) diagnostics.warn(undeliverableWarning(link.source, origin, target.name, u));
+  for (const u of undeliverableMetadata(service, link)) diagnostics.warn(Diag.METADATA_NOT_DELIVERED, undeliverableWarning(link.source, origin, target.name, u), { cluster: link.source, target: target.name, namespace: service.namespace, service: service.name });
   const fqName = remoteFqName(service.name, service.namespace, target.clusterDomain);
   return {
     origin,

@@ -9,6 +9,7 @@ import type { ObservedService } from '../snapshot/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorPlacement } from './mirror-unit.js';
 import { mirrorServiceName } from './names.js';
+import { Diag } from '../diagnostics/diagnostic-codes.js';
 
 /** Where `service` of `link`'s target is mirrored, when renamed or relocated; undefined for the default place. */
 export function mirrorPlacement(link: LinkSpec, fleet: FleetSpec, service: ObservedService, mode: string, diagnostics: Diagnostics): MirrorPlacement | undefined {
@@ -21,12 +22,12 @@ export function mirrorPlacement(link: LinkSpec, fleet: FleetSpec, service: Obser
   const origin = `${link.target}/${service.namespace}/${service.name}`;
   if (link.mcs === true) {
     // A ServiceImport is found by the exported service's own name and namespace (clusterset.local).
-    diagnostics.warn(`${link.source}: ${origin} is imported through the MCS API, whose ServiceImport keeps the exported service's name and namespace, so its rename or relocation (${exp?.mirrorAs ? `mirrorAs of ${exp.path}` : `namespaceMap of link ${link.path}`}) is not applied`);
+    diagnostics.warn(Diag.RENAME_NOT_APPLIED, `${link.source}: ${origin} is imported through the MCS API, whose ServiceImport keeps the exported service's name and namespace, so its rename or relocation (${exp?.mirrorAs ? `mirrorAs of ${exp.path}` : `namespaceMap of link ${link.path}`}) is not applied`, { cluster: link.source, target: link.target, namespace: service.namespace, service: service.name });
     return undefined;
   }
   if (mode !== 'gateway') {
     // Flat and per-pod mirrors are resolved by the original name in the same namespace (Linkerd's remote-service label, pod names).
-    diagnostics.warn(`${link.source}: ${origin} is mirrored in ${mode} mode, which Linkerd resolves by the service's own name and namespace, so its rename or relocation (${exp?.mirrorAs ? `mirrorAs of ${exp.path}` : `namespaceMap of link ${link.path}`}) is not applied`);
+    diagnostics.warn(Diag.RENAME_NOT_APPLIED, `${link.source}: ${origin} is mirrored in ${mode} mode, which Linkerd resolves by the service's own name and namespace, so its rename or relocation (${exp?.mirrorAs ? `mirrorAs of ${exp.path}` : `namespaceMap of link ${link.path}`}) is not applied`, { cluster: link.source, target: link.target, namespace: service.namespace, service: service.name });
     return undefined;
   }
   const placement = { namespace: namespace ?? service.namespace, name: mirrorServiceName(name ?? service.name, link.target) };

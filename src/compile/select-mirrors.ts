@@ -7,6 +7,7 @@ import type { MirrorRequest } from './mirror-unit.js';
 import { namespaceSelected } from './namespace-filter.js';
 import { readsServiceExports } from '../model/service-exports.js';
 import { mirrorPlacement } from './mirror-placement.js';
+import { Diag } from '../diagnostics/diagnostic-codes.js';
 
 /** The mirroring modes selection decides between (contract §2.2, §2.3, §2.5). */
 export type MirrorMode = 'gateway' | 'remote-discovery' | 'headless';
@@ -26,20 +27,20 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   const target = fleet.clusters.find((c) => c.name === link.target) as ClusterSpec;
   const targetSnapshot = snapshot.targets[link.target];
   if (!targetSnapshot) {
-    diagnostics.warn(`${link.source}: target "${link.target}" has never been observed successfully, so nothing from it is mirrored yet`);
+    diagnostics.warn(Diag.TARGET_NEVER_OBSERVED, `${link.source}: target "${link.target}" has never been observed successfully, so nothing from it is mirrored yet`, { cluster: link.source, target: link.target });
     return [];
   }
   for (const query of linkSelectorQueries(link)) {
     if (!targetSnapshot.selectors.includes(query)) {
-      diagnostics.warn(`${link.source}: the lock holds no observation of "${link.target}" with selector "${query}" (the link, or what mirrorc observes, changed since); run synth with cluster access to observe it`);
+      diagnostics.warn(Diag.SELECTOR_NOT_OBSERVED, `${link.source}: the lock holds no observation of "${link.target}" with selector "${query}" (the link, or what mirrorc observes, changed since); run synth with cluster access to observe it`, { cluster: link.source, target: link.target });
     }
   }
   const fromServiceExports = readsServiceExports(link);
   if (fromServiceExports && !targetSnapshot.serviceExportsListed) {
-    diagnostics.warn(`${link.source}: the lock holds no observation of "${link.target}"'s ServiceExport objects (MCS link ${link.path} exports the Services they name); run synth with cluster access to observe them`);
+    diagnostics.warn(Diag.SERVICE_EXPORTS_NOT_OBSERVED, `${link.source}: the lock holds no observation of "${link.target}"'s ServiceExport objects (MCS link ${link.path} exports the Services they name); run synth with cluster access to observe them`, { cluster: link.source, target: link.target });
   }
   for (const missing of targetSnapshot.missingExplicitExports) {
-    diagnostics.warn(`${link.source}: explicit export ${link.target}/${missing} does not exist in "${link.target}"; nothing mirrored for it`);
+    diagnostics.warn(Diag.EXPLICIT_EXPORT_MISSING, `${link.source}: explicit export ${link.target}/${missing} does not exist in "${link.target}"; nothing mirrored for it`, { cluster: link.source, target: link.target, namespace: missing.split('/')[0], service: missing.split('/')[1] });
   }
   const source = fleet.clusters.find((c) => c.name === link.source) as ClusterSpec;
   const requests: ModedRequest[] = [];
@@ -55,7 +56,7 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     }
   }
   if (requests.some((r) => r.mode !== 'remote-discovery') && !targetSnapshot.gateway) {
-    diagnostics.warn(`${link.source}: no gateway address is known for "${link.target}", so its gateway-mode mirrors are not compiled`);
+    diagnostics.warn(Diag.NO_GATEWAY_ADDRESS, `${link.source}: no gateway address is known for "${link.target}", so its gateway-mode mirrors are not compiled`, { cluster: link.source, target: link.target });
   }
   return requests;
 }
@@ -69,13 +70,15 @@ function gatewayModeOf(service: ObservedService, source: ClusterSpec, target: Cl
   if (!service.headless || (service.hostnames ?? []).length === 0) return 'gateway';
   if (target.gateway.kind === 'generic') {
     // A generic gateway reserves a port per service, not per pod: the service is mirrored as a whole.
-    diagnostics.warn(`${link.source}: ${link.target}/${service.namespace}/${service.name} is a headless service with pod hostnames, but "${link.target}" has a generic gateway (a port per service, not per pod), so it is mirrored as one gateway Service instead of per pod`);
+    diagnostics.warn(Diag.HEADLESS_NOT_PER_POD, `${link.source}: ${link.target}/${service.namespace}/${service.name} is a headless service with pod hostnames, but "${link.target}" has a generic gateway (a port per service, not per pod), so it is mirrored as one gateway Service instead of per pod`, { cluster: link.source, target: link.target, namespace: service.namespace, service: service.name });
     return 'gateway';
   }
   if (source.pinnedServiceIPRange === undefined) {
     diagnostics.warn(
+      Diag.HEADLESS_NOT_PER_POD,
       `${link.source}: ${link.target}/${service.namespace}/${service.name} is a headless service with pod hostnames, but cluster "${link.source}" declares no pinnedServiceIPRange, ` +
         `so it is mirrored as one gateway Service instead of per pod; declare a block of "${link.source}"'s Service CIDR (e.g. pinnedServiceIPRange: '10.96.0.0/24') to mirror its pods`,
+      { cluster: link.source, target: link.target, namespace: service.namespace, service: service.name },
     );
     return 'gateway';
   }

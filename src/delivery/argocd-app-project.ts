@@ -31,7 +31,7 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'multicluster.x-k8s.io', kind: 'ServiceImport' },
 ];
 
-/** One `group`/`kind`/`name` entry of an AppProject cluster resource allow-list (Argo CD reads `name` since 3.x, see the README). */
+/** One `group`/`kind`/`name` entry of an AppProject cluster resource allow-list (Argo CD reads `name` since 3.x, see docs/argocd.md). */
 export interface NamedGroupKind extends GroupKind {
   readonly name: string;
 }

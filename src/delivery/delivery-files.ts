@@ -134,7 +134,7 @@ export function deliveryWarnings(fleet: FleetSpec): string[] {
   if (!delivery?.argoCd || delivery.argoCd.configMapChangeApplied) return [];
   return [
     `delivery ${delivery.path}: Argo CD 3.0 and later do not sync Endpoints and EndpointSlices unless argocd-cm is changed, so the mirrors would get no endpoints; ` +
-      `apply delivery/argocd/${ARGOCD_CM_PATCH_FILES['all-endpoints']} (or the managed-endpoints-only variant) as the README's "Delivery with Argo CD" shows, ` +
+      `apply delivery/argocd/${ARGOCD_CM_PATCH_FILES['all-endpoints']} (or the managed-endpoints-only variant) as docs/argocd.md shows, ` +
       'then set argoCd.configMapChangeApplied: true (Argo CD 2.x needs no change: set it too)',
   ];
 }

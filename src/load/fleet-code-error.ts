@@ -4,6 +4,7 @@
  * hint; never a stack trace. These are the user's mistakes, not mirrorc's bugs.
  */
 import { resolve } from 'node:path';
+import { typeCheckCommand } from '../diagnostics/type-check-command.js';
 import { displayPath, realPath, userCodeLocation } from '../util/user-code-location.js';
 
 export { userCodeLocation } from '../util/user-code-location.js';
@@ -17,12 +18,12 @@ const DUPLICATE_ID = /^There is already a Construct with name '(.*)' in (\S+) \[
 /** While loading the module (top-level code, syntax, imports) or while its default function ran. */
 export type FleetCodePhase = 'load' | 'define';
 
-function hintFor(error: Error, phase: FleetCodePhase): string {
+function hintFor(error: Error, phase: FleetCodePhase, file: string): string {
   const code = (error as { code?: unknown }).code;
   if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return 'check the import paths at the top of the fleet file';
-  if (error.name === 'SyntaxError') return 'fix the syntax there (npx tsc --noEmit lists every error)';
+  if (error.name === 'SyntaxError') return `fix the syntax there (${typeCheckCommand(file)} lists every error)`;
   if (error.name === 'ReferenceError') return 'a name is misspelled, or used before it is defined or imported';
-  if (error.name === 'TypeError') return 'a value has the wrong type; npx tsc --noEmit shows type errors (the fleet file runs without type checks)';
+  if (error.name === 'TypeError') return `a value has the wrong type; ${typeCheckCommand(file)} shows type errors (the fleet file runs without type checks)`;
   return phase === 'load' ? 'the fleet file threw this while it was loaded' : 'the fleet definition function threw this';
 }
 
@@ -36,7 +37,7 @@ export function fleetCodeErrorMessage(thrown: unknown, fleetFile: string, phase:
   const transform = [...thrown.message.matchAll(TRANSFORM_ERROR)];
   if (transform.length > 0) {
     const lines = transform.map((t) => `${displayPath(realPath(t[1]!))}:${t[2]}:${t[3]}: SyntaxError: ${t[4]}`);
-    return `${lines.join('\n')}\n  hint: fix the syntax there (npx tsc --noEmit lists every error)`;
+    return `${lines.join('\n')}\n  hint: fix the syntax there (${typeCheckCommand(file)} lists every error)`;
   }
   const where = userCodeLocation(thrown.stack ?? '') ?? file;
   const firstLine = thrown.message.split('\n')[0] ?? '';
@@ -44,5 +45,5 @@ export function fleetCodeErrorMessage(thrown: unknown, fleetFile: string, phase:
   if (duplicate) {
     return `${where}: two constructs in ${duplicate[3]} have the id "${duplicate[1]}"\n  hint: give each Cluster, Link and ExplicitExport an id of its own (the second argument of new Cluster(fleet, id))`;
   }
-  return `${where}: ${thrown.name}: ${firstLine}\n  hint: ${hintFor(thrown, phase)}`;
+  return `${where}: ${thrown.name}: ${firstLine}\n  hint: ${hintFor(thrown, phase, file)}`;
 }

@@ -2,13 +2,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { App } from 'cdk8s';
-import { Fleet, FleetDefinitionError } from '../model/fleet.js';
+import { Fleet, FleetDefinitionError, type FleetDefinition } from '../model/fleet.js';
 import { fleetCodeErrorMessage } from './fleet-code-error.js';
 import { importFleetModule, TypeScriptLoaderMissingError } from './import-fleet-module.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 
-/** A function that defines clusters, links and exports on a fleet (the default export of `clusters/fleet.ts`). */
-export type FleetDefinition = (fleet: Fleet) => void;
+/** The fleet definition's type lives with the model; re-exported for the CLI's callers. */
+export type { FleetDefinition };
 
 /** The fleet definition module cannot be loaded, or threw while defining the fleet; the message names file and line. */
 export class FleetLoadError extends InvalidInputError {

@@ -11,9 +11,17 @@ const CLUSTER_BRAND = Symbol.for('mirrorc.Cluster');
 
 /** How to reach a cluster's API: references to a kubeconfig, never inline credentials. */
 export interface ClusterAccess {
-  /** Path of the kubeconfig file, relative to the working directory. @default `$KUBECONFIG`, else `~/.kube/config` */
+  /**
+   * Path of the kubeconfig file, relative to the working directory.
+   *
+   * @default - `$KUBECONFIG`, else `~/.kube/config`
+   */
   readonly kubeconfig?: string;
-  /** Context in that kubeconfig. @default the cluster name */
+  /**
+   * Context in that kubeconfig.
+   *
+   * @default - the cluster name
+   */
   readonly context?: string;
 }
 
@@ -27,25 +35,51 @@ export interface GatewayProps {
    * gateway that reserves one port per service (a TCP gateway, or an ingress routing by SNI or
    * host); each mirror points at the gateway on its service's port, taken from `servicePorts` or
    * the service's `mirrorc.io/gateway-port` annotation, and carries no gateway identity.
+   *
    * @default 'linkerd'
    */
   readonly kind?: GatewayKind;
-  /** Generic gateways only: the gateway port of each exported service, keyed `namespace/name`. @default none: each service's `mirrorc.io/gateway-port` annotation */
+  /**
+   * Generic gateways only: the gateway port of each exported service, keyed `namespace/name`.
+   *
+   * @default - none: each service's `mirrorc.io/gateway-port` annotation
+   */
   readonly servicePorts?: Readonly<Record<string, number>>;
-  /** Namespace of the gateway Service. @default 'linkerd-multicluster' */
+  /**
+   * Namespace of the gateway Service.
+   *
+   * @default 'linkerd-multicluster'
+   */
   readonly namespace?: string;
-  /** Name of the gateway Service. @default 'linkerd-gateway' */
+  /**
+   * Name of the gateway Service.
+   *
+   * @default 'linkerd-gateway'
+   */
   readonly name?: string;
-  /** Fixed gateway addresses (IPs or host names), instead of the Service's load-balancer ingress. @default read from the gateway Service */
+  /**
+   * Fixed gateway addresses (IPs or host names), instead of the Service's load-balancer ingress.
+   *
+   * @default - read from the gateway Service
+   */
   readonly addresses?: readonly string[];
-  /** Fixed gateway port, instead of the Service's `mc-gateway` port. @default read from the gateway Service */
+  /**
+   * Fixed gateway port, instead of the Service's `mc-gateway` port.
+   *
+   * @default - read from the gateway Service
+   */
   readonly port?: number;
-  /** Fixed gateway TLS identity, instead of the Service's `mirror.linkerd.io/gateway-identity` annotation. @default read from the gateway Service */
+  /**
+   * Fixed gateway TLS identity, instead of the Service's `mirror.linkerd.io/gateway-identity` annotation.
+   *
+   * @default - read from the gateway Service
+   */
   readonly identity?: string;
   /**
    * Probe the gateway during synth, the way Linkerd's service mirror does (see "Gateway health" in the
    * README). Only useful when the machine running synth reaches the gateway's probe port.
-   * @default no probe: mirrors stay ready whatever the gateway's health
+   *
+   * @default - no probe: mirrors stay ready whatever the gateway's health
    */
   readonly probe?: GatewayProbeProps;
 }
@@ -55,6 +89,7 @@ export interface GatewayProbeProps {
   /**
    * What a failed probe does: `warn` only warns; `not-ready` also writes every gateway-mode mirror of
    * this target with not-ready addresses (Linkerd's behaviour after three failed probes).
+   *
    * @default 'warn'
    */
   readonly mode?: 'warn' | 'not-ready';
@@ -62,23 +97,37 @@ export interface GatewayProbeProps {
    * `host:port` that synth probes instead of each gateway address at the gateway Service's `mc-probe`
    * port: for a machine that reaches the probe endpoint another way (a VPN address, a port-forward).
    * The path and period still come from the gateway Service's annotations.
-   * @default each gateway address at the `mc-probe` port
+   *
+   * @default - each gateway address at the `mc-probe` port
    */
   readonly address?: string;
 }
 
 /** Properties of a {@link Cluster}. */
 export interface ClusterProps {
-  /** The cluster name: suffix of mirror names and folder under `dist/`. Must be a DNS label. @default the construct id */
+  /**
+   * The cluster name: suffix of mirror names and folder under `dist/`. Must be a DNS label.
+   *
+   * @default - the construct id
+   */
   readonly name?: string;
-  /** How observation reaches the cluster's API. @default context named like the cluster in the default kubeconfig */
+  /**
+   * How observation reaches the cluster's API.
+   *
+   * @default - context named like the cluster in the default kubeconfig
+   */
   readonly access?: ClusterAccess;
-  /** The cluster's DNS domain. @default 'cluster.local' */
+  /**
+   * The cluster's DNS domain.
+   *
+   * @default 'cluster.local'
+   */
   readonly clusterDomain?: string;
   /**
    * The trust domain of the cluster's Linkerd install (its pod identities). Written into the
    * `multicluster.linkerd.io/trust-domain` annotation of the credentials Secret that flat-mode
    * (remote-discovery) links to this cluster need.
+   *
    * @default 'cluster.local'
    */
   readonly trustDomain?: string;
@@ -86,35 +135,51 @@ export interface ClusterProps {
    * Selects this cluster's own Services that join its federated Services `<svc>-federated` (the
    * `multicluster.linkerd.io/local-discovery` member), when it is a link source. Linkerd's local
    * service mirror uses one selector per cluster, so this is a cluster setting, not a link setting.
-   * @default `mirror.linkerd.io/federated=member`
+   *
+   * @default - `mirror.linkerd.io/federated=member`
    */
   readonly localFederatedSelector?: LabelSelector;
-  /** The multicluster gateway, when this cluster is a link target. @default linkerd-multicluster/linkerd-gateway */
+  /**
+   * The multicluster gateway, when this cluster is a link target.
+   *
+   * @default - linkerd-multicluster/linkerd-gateway
+   */
   readonly gateway?: GatewayProps;
   /**
    * A CIDR block inside this cluster's Service CIDR where mirrorc pins the ClusterIPs of per-pod
    * mirror Services (headless/StatefulSet mirrors need their IPs at compile time). Take it from the
    * lower, static band of the Service CIDR, which the API server hands out last, e.g. `10.96.0.0/24`
    * of `10.96.0.0/16`. Live Services in the block are observed, so collisions are errors.
-   * @default none: headless services are mirrored as ordinary gateway mirrors, with a warning
+   *
+   * @default - none: headless services are mirrored as ordinary gateway mirrors, with a warning
    */
   readonly pinnedServiceIPRange?: string;
   /**
    * This cluster's Service CIDRs (its `--service-cluster-ip-range`), e.g. `['10.96.0.0/12']`. When it
    * is a link source, a target gateway address inside them (such as its `kubernetes` Service IP) is
    * rejected; `pinnedServiceIPRange` always counts as part of them.
-   * @default none declared
+   *
+   * @default - none declared
    */
   readonly serviceCidrs?: readonly string[];
-  /** This cluster's pod CIDRs; when it is a link source, a target gateway address inside them is rejected. @default none declared */
+  /**
+   * This cluster's pod CIDRs; when it is a link source, a target gateway address inside them is rejected.
+   *
+   * @default - none declared
+   */
   readonly podCidrs?: readonly string[];
   /**
    * Namespace of this cluster's Linkerd control plane, where observation reads the trust roots
    * (ConfigMap `linkerd-identity-trust-roots`) for the shared trust-anchor check of its links.
+   *
    * @default 'linkerd'
    */
   readonly controlPlaneNamespace?: string;
-  /** A trust root of this cluster that expires within this many days is a warning. @default 30 */
+  /**
+   * A trust root of this cluster that expires within this many days is a warning.
+   *
+   * @default 30
+   */
   readonly trustRootExpiryWarningDays?: number;
   /**
    * How much and how long observing this cluster may take: an overall deadline, API requests,
@@ -122,7 +187,8 @@ export interface ClusterProps {
    * its budget is treated like an unreachable one: its last known state is kept (stale but safe),
    * a warning names the cluster and the budget, and the rest of the fleet proceeds. Raise a field
    * for a cluster that really is that large or slow. See docs/observation-budgets.md.
-   * @default the defaults of {@link ObservationBudgetProps} (120 s, 10,000 requests, 500 items per page, 1,000 pages, 50,000 items and 64 MiB per list, 8 probe addresses, 30 s of probing)
+   *
+   * @default - the defaults of {@link ObservationBudgetProps} (120 s, 10,000 requests, 500 items per page, 1,000 pages, 50,000 items and 64 MiB per list, 8 probe addresses, 30 s of probing)
    */
   readonly observationBudget?: ObservationBudgetProps;
 }

@@ -8,26 +8,41 @@ const EXPORT_BRAND = Symbol.for('mirrorc.ExplicitExport');
 
 /** Properties of an {@link ExplicitExport}. */
 export interface ExplicitExportProps {
-  /** The target cluster that owns the service. */
+  /**
+   * The target cluster that owns the service.
+   */
   readonly cluster: Cluster;
-  /** Namespace of the service. */
+  /**
+   * Namespace of the service.
+   */
   readonly namespace: string;
-  /** Name of the service. */
+  /**
+   * Name of the service.
+   */
   readonly name: string;
   /**
    * Mirror it in every source under another name and/or namespace: `<mirrorAs.name>-<target>` in
    * namespace `mirrorAs.namespace`. Gateway mode only; `remote-svc-fq-name` and every data-plane
    * field still name the original service.
-   * @default the service's own name and namespace
+   *
+   * @default - the service's own name and namespace
    */
   readonly mirrorAs?: MirrorAs;
 }
 
 /** Where a renamed or relocated export is mirrored in the sources. */
 export interface MirrorAs {
-  /** The mirror's name before the `-<target>` suffix. @default the service's name */
+  /**
+   * The mirror's name before the `-<target>` suffix.
+   *
+   * @default - the service's name
+   */
   readonly name?: string;
-  /** The source namespace of the mirror. @default the service's namespace (or the link's namespaceMap) */
+  /**
+   * The source namespace of the mirror.
+   *
+   * @default - the service's namespace (or the link's namespaceMap)
+   */
   readonly namespace?: string;
 }
 

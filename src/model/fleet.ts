@@ -12,15 +12,28 @@ import { creationLocation, unknownProps } from './construct-origin.js';
 
 const FLEET_BRAND = Symbol.for('mirrorc.Fleet');
 
+/**
+ * A function that defines clusters, links and exports on a fleet: the default export of
+ * `clusters/fleet.ts`. It must be synchronous and do no I/O (synth is deterministic).
+ */
+export type FleetDefinition = (fleet: Fleet) => void;
+
 /** The fleet definition is wrong; `problems` lists every mistake found, each naming its construct. */
 export class FleetDefinitionError extends InvalidInputError {
+  /** Every problem found, one line each, naming its construct. */
+  public readonly problems: readonly string[];
+  /** Per problem, `file:line:column` of the user's code that created its construct (undefined where unknown). */
+  public readonly locations: readonly (string | undefined)[];
+
   /**
-   * @param problems each problem, naming its construct
+   * @param problems every problem, one line each, naming its construct
    * @param locations per problem, `file:line:column` of the user's code that created its construct (undefined where unknown); shown before it
    */
-  constructor(public readonly problems: readonly string[], public readonly locations: readonly (string | undefined)[] = []) {
+  constructor(problems: readonly string[], locations: readonly (string | undefined)[] = []) {
     super(`the fleet definition has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p, i) => `  - ${locations[i] !== undefined ? `${locations[i]}: ` : ''}${p}`).join('\n')}`);
     this.name = 'FleetDefinitionError';
+    this.problems = problems;
+    this.locations = locations;
   }
 }
 

@@ -11,13 +11,22 @@ const DELIVERY_BRAND = Symbol.for('mirrorc.GitOpsDelivery');
 
 /** Argo CD delivery: an AppProject and an ApplicationSet with one Application per `dist/<cluster>/`. */
 export interface ArgoCdDeliveryProps {
-  /** Namespace of the Argo CD install (where the ApplicationSet and AppProject go). @default 'argocd' */
+  /**
+   * Namespace of the Argo CD install (where the ApplicationSet and AppProject go).
+   *
+   * @default 'argocd'
+   */
   readonly namespace?: string;
-  /** Name of the AppProject that mirrorc writes and its Applications belong to. @default 'mirrorc' */
+  /**
+   * Name of the AppProject that mirrorc writes and its Applications belong to.
+   *
+   * @default 'mirrorc'
+   */
   readonly project?: string;
   /**
    * Confirms that `argocd-cm` no longer hides Endpoints and EndpointSlices (Argo CD ≥ 3.0 does by
-   * default; see the README). Without it, synth warns on every run.
+   * default; see docs/argocd.md). Without it, synth warns on every run.
+   *
    * @default false
    */
   readonly configMapChangeApplied?: boolean;
@@ -25,6 +34,7 @@ export interface ArgoCdDeliveryProps {
    * The name each fleet cluster is registered under in Argo CD (`argocd cluster list`), when it
    * differs from the fleet's name, e.g. `{ london: 'prod-eu-west-1' }`. The Applications and the
    * AppProject's destinations use it; a cluster not listed keeps its fleet name.
+   *
    * @default - every cluster under its fleet name
    */
   readonly clusterNames?: Readonly<Record<string, string>>;
@@ -32,25 +42,55 @@ export interface ArgoCdDeliveryProps {
 
 /** Flux delivery: one Kustomization per cluster, applied in that cluster's own Flux. */
 export interface FluxDeliveryProps {
-  /** Namespace of the Flux install. @default 'flux-system' */
+  /**
+   * Namespace of the Flux install.
+   *
+   * @default 'flux-system'
+   */
   readonly namespace?: string;
-  /** Name of the GitRepository (in that namespace) that holds this repository. @default 'flux-system' (made by `flux bootstrap`) */
+  /**
+   * Name of the GitRepository (in that namespace) that holds this repository.
+   *
+   * @default - 'flux-system' (made by `flux bootstrap`)
+   */
   readonly sourceName?: string;
-  /** How often Flux reconciles the cluster folder (a Go duration). @default '5m' */
+  /**
+   * How often Flux reconciles the cluster folder (a Go duration).
+   *
+   * @default '5m'
+   */
   readonly interval?: string;
 }
 
 /** Properties of a {@link GitOpsDelivery}. */
 export interface GitOpsDeliveryProps {
-  /** URL of the git repository that holds the committed output, as Argo CD knows it. */
+  /**
+   * URL of the git repository that holds the committed output, as Argo CD knows it.
+   */
   readonly repoUrl: string;
-  /** Branch, tag or commit to sync. @default 'HEAD' */
+  /**
+   * Branch, tag or commit to sync.
+   *
+   * @default 'HEAD'
+   */
   readonly revision?: string;
-  /** Folder of the compiler output inside the repository. @default 'dist' */
+  /**
+   * Folder of the compiler output inside the repository.
+   *
+   * @default 'dist'
+   */
   readonly path?: string;
-  /** Write Argo CD manifests. @default none */
+  /**
+   * Write Argo CD manifests.
+   *
+   * @default - none
+   */
   readonly argoCd?: ArgoCdDeliveryProps;
-  /** Write Flux manifests. @default none */
+  /**
+   * Write Flux manifests.
+   *
+   * @default - none
+   */
   readonly flux?: FluxDeliveryProps;
 }
 

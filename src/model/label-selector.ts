@@ -5,19 +5,35 @@ import { appendAll } from '../util/append-all.js';
 
 /** One `matchExpressions` entry. */
 export interface LabelSelectorRequirement {
-  /** The label key. */
+  /**
+   * The label key.
+   */
   readonly key: string;
-  /** One of `In`, `NotIn`, `Exists`, `DoesNotExist`. */
+  /**
+   * One of `In`, `NotIn`, `Exists`, `DoesNotExist`.
+   */
   readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  /** Values for `In`/`NotIn`; must be empty for `Exists`/`DoesNotExist`. */
+  /**
+   * Values for `In`/`NotIn`; must be empty for `Exists`/`DoesNotExist`.
+   *
+   * @default - none
+   */
   readonly values?: readonly string[];
 }
 
 /** A Kubernetes `LabelSelector`. All parts must match (AND). */
 export interface LabelSelector {
-  /** Exact key=value pairs. @default {} */
+  /**
+   * Exact key=value pairs.
+   *
+   * @default {}
+   */
   readonly matchLabels?: Readonly<Record<string, string>>;
-  /** Set-based requirements. @default [] */
+  /**
+   * Set-based requirements.
+   *
+   * @default []
+   */
   readonly matchExpressions?: readonly LabelSelectorRequirement[];
 }
 

@@ -32,62 +32,108 @@ export const DEFAULT_FEDERATED_SERVICE_SELECTOR: LabelSelector = { matchLabels: 
  * and silences the compile warning that describes it.
  */
 export interface RemoteDiscoveryCredentials {
-  /** Who writes the Secret into the source's `linkerd` namespace: something outside mirrorc. */
+  /**
+   * Who writes the Secret into the source's `linkerd` namespace: something outside mirrorc.
+   */
   readonly provided: 'external';
-  /** The Secret's name (the destination controller ignores it). @default `cluster-credentials-<target>` */
+  /**
+   * The Secret's name (the destination controller ignores it).
+   *
+   * @default - `cluster-credentials-<target>`
+   */
   readonly secretName?: string;
 }
 
 /** Which target namespaces a link mirrors. Names may contain `*` wildcards. */
 export interface NamespaceFilter {
-  /** Mirror only these namespaces. @default all namespaces */
+  /**
+   * Mirror only these namespaces.
+   *
+   * @default - all namespaces
+   */
   readonly include?: readonly string[];
-  /** Never mirror these namespaces; wins over `include`. @default none */
+  /**
+   * Never mirror these namespaces; wins over `include`.
+   *
+   * @default - none
+   */
   readonly exclude?: readonly string[];
 }
 
 /** Properties of a {@link Link}. */
 export interface LinkProps {
-  /** The cluster that gets the mirrors. */
+  /**
+   * The cluster that gets the mirrors.
+   */
   readonly source: Cluster;
-  /** The cluster whose exported services are mirrored. */
+  /**
+   * The cluster whose exported services are mirrored.
+   */
   readonly target: Cluster;
-  /** Selects the target services mirrored through the gateway. @default `mirror.linkerd.io/exported=true` */
+  /**
+   * Selects the target services mirrored through the gateway.
+   *
+   * @default - `mirror.linkerd.io/exported=true`
+   */
   readonly selector?: LabelSelector;
   /**
    * Selects the target services mirrored in flat (remote-discovery, pod-to-pod) mode: a mirror
    * Service without Endpoints that Linkerd resolves through the target's API. Wins over `selector`
    * when a service matches both.
-   * @default `mirror.linkerd.io/exported=remote-discovery`
+   *
+   * @default - `mirror.linkerd.io/exported=remote-discovery`
    */
   readonly remoteDiscoverySelector?: LabelSelector;
   /**
    * Selects the target services that join the source's federated Service `<svc>-federated` (one
-   * per namespace and name, listing every member as `svc@cluster`); see federated mode in the README.
-   * @default `mirror.linkerd.io/federated=member`
+   * per namespace and name, listing every member as `svc@cluster`); see docs/modes/federated.md.
+   *
+   * @default - `mirror.linkerd.io/federated=member`
    */
   readonly federatedServiceSelector?: LabelSelector;
   /**
    * How the credentials Secret of flat-mode mirrors and federated members reaches the source. Without it, compile warns (once per
    * link that has flat-mode mirrors) and spells out the Secret the source needs.
-   * @default undeclared
+   *
+   * @default - undeclared
    */
   readonly remoteDiscoveryCredentials?: RemoteDiscoveryCredentials;
-  /** Label keys never copied to mirrors; `example.com/*` excludes every key starting with `example.com`. @default none */
+  /**
+   * Label keys never copied to mirrors; `example.com/*` excludes every key starting with `example.com`.
+   *
+   * @default - none
+   */
   readonly excludedLabels?: readonly string[];
-  /** Annotation keys never copied to mirrors; same wildcard rule. @default none */
+  /**
+   * Annotation keys never copied to mirrors; same wildcard rule.
+   *
+   * @default - none
+   */
   readonly excludedAnnotations?: readonly string[];
   /**
    * Copy only these target label keys to mirrors: keys, or `example.com/*` for every key with the prefix
    * `example.com`. Keys the metadata policy never copies stay out whatever the list says (naming one is an error).
-   * @default every key the metadata policy allows
+   *
+   * @default - every key the metadata policy allows
    */
   readonly allowedLabels?: readonly string[];
-  /** Copy only these target annotation keys (`config.linkerd.io/opaque-ports` always is); same rules. @default every key the metadata policy allows */
+  /**
+   * Copy only these target annotation keys (`config.linkerd.io/opaque-ports` always is); same rules.
+   *
+   * @default - every key the metadata policy allows
+   */
   readonly allowedAnnotations?: readonly string[];
-  /** Which target namespaces are mirrored. @default all */
+  /**
+   * Which target namespaces are mirrored.
+   *
+   * @default - all
+   */
   readonly namespaces?: NamespaceFilter;
-  /** Emit a Namespace into the source when a mirrored namespace is missing there, instead of skipping it. @default false */
+  /**
+   * Emit a Namespace into the source when a mirrored namespace is missing there, instead of skipping it.
+   *
+   * @default false
+   */
   readonly createMissingNamespaces?: boolean;
   /**
    * Mirror services of the target's system namespaces (`kube-system`, `kube-public`,
@@ -96,6 +142,7 @@ export interface LinkProps {
    * the source's. Without it such a service is skipped with a warning naming it: a target's DNS,
    * control plane or gateway is not another team's export, and a mirror there would sit next to the
    * source's own control plane.
+   *
    * @default false
    */
   readonly mirrorSystemNamespaces?: boolean;
@@ -103,6 +150,7 @@ export interface LinkProps {
    * Add the pods of every headless (StatefulSet) service this link mirrors per pod to the source's
    * aggregated `<svc>-global` headless Service, so a StatefulSet finds its peers in every linked
    * cluster under one name. A single target service opts in with the label `mirrorc.io/global=true`.
+   *
    * @default false
    */
   readonly globalServices?: boolean;
@@ -111,6 +159,7 @@ export interface LinkProps {
    * service has no ready endpoint gets empty Endpoints and EndpointSlices (the mirror Service stays),
    * so clients fail fast instead of crossing to a gateway with nowhere to send them. `false` keeps the
    * gateway address whatever the target's readiness.
+   *
    * @default true
    */
   readonly followServiceReadiness?: boolean;
@@ -119,19 +168,22 @@ export interface LinkProps {
    * its per-pod mirror and its place in the headless mirror and `<svc>-global`. Every readiness change
    * of a pod then changes `dist/` (and the lock). `false` keeps every pod with a hostname, so pod churn
    * stays out of git.
+   *
    * @default false
    */
   readonly followPodReadiness?: boolean;
   /**
    * Mirror the gateway-mode services of a target namespace into another source namespace, e.g.
    * `{ shop: 'shop-paris' }`. `remote-svc-fq-name` and every data-plane field still name the original.
-   * @default each mirror in its service's own namespace
+   *
+   * @default - each mirror in its service's own namespace
    */
   readonly namespaceMap?: Readonly<Record<string, string>>;
   /**
    * Write Multi-Cluster Services API objects instead of Linkerd mirrors for this link's gateway-mode
    * services: a `ServiceImport` per service (shared by every MCS link of the source) and one
    * EndpointSlice per exporting cluster (see docs/modes/mcs.md).
+   *
    * @default false
    */
   readonly mcs?: boolean;
@@ -140,7 +192,8 @@ export interface LinkProps {
    * (same namespace and name), whatever its labels. `true` asks for them explicitly, so a target
    * without the ServiceExport CRD is warned about; `false` reads none (and the target's reader role
    * gets no `list serviceexports`).
-   * @default read them; a target without the CRD has none, silently
+   *
+   * @default - read them; a target without the CRD has none, silently
    */
   readonly serviceExports?: boolean;
   /**
@@ -155,6 +208,7 @@ export interface LinkProps {
    * Endpoints stays until mirrorc's own slices are live; turning it off afterwards lets Kubernetes
    * remove that slice. Stop Linkerd's controller for the link before syncing: the runbook is
    * docs/migrate-from-linkerd-controller.md (and the way back).
+   *
    * @default false
    */
   readonly adoptLinkerdMirrors?: boolean;
@@ -167,7 +221,9 @@ export class Link extends Construct {
     return x !== null && typeof x === 'object' && LINK_BRAND in x;
   }
 
+  /** The cluster the mirrors are written for. */
   public readonly source: Cluster;
+  /** The cluster whose exported services are mirrored. */
   public readonly target: Cluster;
   private readonly props: LinkProps;
 

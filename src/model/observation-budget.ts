@@ -11,43 +11,51 @@ export interface ObservationBudgetProps {
    * Wall-clock time for observing the cluster in one role (target or source), in seconds: every
    * request, page, DNS lookup and probe of it together. A stalled or trickling API server is cut
    * off when it runs out.
+   *
    * @default 120
    */
   readonly deadlineSeconds?: number;
   /**
    * API requests (list pages and gets, retries included) for observing the cluster in one role.
+   *
    * @default 10000
    */
   readonly maxRequests?: number;
   /**
    * Items per page asked of the API server (its `limit` parameter).
+   *
    * @default 500
    */
   readonly listPageSize?: number;
   /**
    * Pages of one list (an API server that always answers with a `continue` token is stopped here).
+   *
    * @default 1000
    */
   readonly maxPagesPerList?: number;
   /**
    * Items of one list, all pages together (Services, EndpointSlices, namespaces, ServiceExports).
+   *
    * @default 50000
    */
   readonly maxItemsPerList?: number;
   /**
    * Response bytes of one list, all pages together, counted as they arrive (after decompression);
    * a response that would pass it is aborted, not read whole. Also the limit of one get.
-   * @default 67108864 (64 MiB)
+   *
+   * @default - 67108864 (64 MiB)
    */
   readonly maxBytesPerList?: number;
   /**
    * Gateway addresses the opt-in gateway probe tries (`gateway.probe`); further addresses are not probed.
+   *
    * @default 8
    */
   readonly maxProbeAddresses?: number;
   /**
    * Time for the whole gateway probe of the cluster (all attempts and addresses), in seconds; a
    * probe that runs out of it counts as failed.
+   *
    * @default 30
    */
   readonly maxProbeSeconds?: number;

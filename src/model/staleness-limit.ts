@@ -13,6 +13,7 @@ export interface StalenessLimitProps {
    * e.g. `'24h'` or `'1d12h'`. Measured from the cluster's `staleSince` in the lock (the first run
    * that could not observe it). `--max-stale` on the command line overrides it (`--max-stale off`
    * turns it off for one run).
+   *
    * @default - no limit: stale clusters only warn, exit 0
    */
   readonly maxStale: string;

@@ -11,6 +11,7 @@ import { observationBudgetProblems } from './observation-budget.js';
 import type { LinkSpec } from './fleet-spec.js';
 import type { Link } from './link.js';
 import { appendAll } from '../util/append-all.js';
+import { typeCheckCommand } from '../diagnostics/type-check-command.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -34,7 +35,7 @@ function specOrProblem<T>(construct: { toSpec(): T }, where: string, problems: s
   try {
     return construct.toSpec();
   } catch (e) {
-    problems.push(`${where}: its properties have the wrong types (${e instanceof Error ? e.message : String(e)}); npx tsc --noEmit shows where`);
+    problems.push(`${where}: its properties have the wrong types (${e instanceof Error ? e.message : String(e)}); ${typeCheckCommand()} shows where`);
     return undefined;
   }
 }

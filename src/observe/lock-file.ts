@@ -11,13 +11,21 @@ import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
 export class LockFileError extends InvalidInputError {
+  /** The lock file. */
+  public readonly path: string;
+  /** One line per problem found in it. */
+  public readonly problems: readonly string[];
+
   /**
+   * @param path the lock file
    * @param reason what is wrong, completing "lock file <path> ..."
    * @param problems one line per problem (`$.json.path: what is wrong`), listed after the advice
    */
-  constructor(public readonly path: string, reason: string, public readonly problems: readonly string[] = []) {
+  constructor(path: string, reason: string, problems: readonly string[] = []) {
     super(`lock file ${path} ${reason}; restore it from git, or delete it to observe every cluster from scratch${problems.map((p) => `\n  - ${p}`).join('')}`);
     this.name = 'LockFileError';
+    this.path = path;
+    this.problems = problems;
   }
 }
 

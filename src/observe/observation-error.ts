@@ -5,7 +5,7 @@ import { redact } from '../util/redact.js';
 export type ObservationFailure = 'kubeconfig' | 'unreachable' | 'unauthorized' | 'forbidden' | 'api-error' | 'over-budget';
 
 const ADVICE: Record<ObservationFailure, string> = {
-  kubeconfig: 'check the cluster\'s access settings in the fleet definition (kubeconfig path and context) or pass --kubeconfig',
+  kubeconfig: 'check the cluster\'s access settings in the fleet definition (kubeconfig path and context) or pass --kubeconfig; where there is no cluster access, --offline compiles from the lock alone',
   unreachable: 'check that the API server is up and reachable from where synth runs',
   unauthorized: 'the credentials in the kubeconfig were rejected; refresh the token or certificate',
   forbidden: 'apply the reader identity that synth writes into dist/<cluster>/ (ClusterRole mirrorc-observer), or grant yours the same rules; see docs/reader-rbac.md',

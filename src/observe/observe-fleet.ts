@@ -8,7 +8,6 @@ import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import { compareStrings, sortedRecord } from '../util/order.js';
 import { mapLimit } from '../util/map-limit.js';
-import { appendAll } from '../util/append-all.js';
 import type { ClusterClient, ClusterClientOptions } from './cluster-client.js';
 import { ObservationError } from './observation-error.js';
 import type { ObservationProgress } from './observation-progress.js';
@@ -17,6 +16,8 @@ import { observeSource } from './observe-source.js';
 import { observeTarget } from './observe-target.js';
 import { observeTrustRoots } from './observe-trust-roots.js';
 import { SNAPSHOT_FORMAT, type FleetSnapshot, type ObservedGateway, type SourceSnapshot, type TargetSnapshot } from '../snapshot/snapshot.js';
+import { Diag, type DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
+import { diagnostic, messages, type Diagnostic } from '../diagnostics/diagnostic.js';
 
 /** Tuning of {@link observeFleet}. */
 export interface ObserveOptions extends ClusterClientOptions {
@@ -41,8 +42,10 @@ export interface StaleCluster {
 export interface FleetObservation {
   readonly snapshot: FleetSnapshot;
   readonly stale: readonly StaleCluster[];
-  /** Non-fatal findings, such as a gateway without an address. */
+  /** Non-fatal findings, such as a gateway without an address: the `message` of each of {@link diagnostics}. */
   readonly warnings: readonly string[];
+  /** The same findings as coded data. */
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 /** Observes the fleet's clusters and merges the result into `previous`. */
@@ -78,8 +81,11 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
   const targets: Record<string, TargetSnapshot> = {};
   const sources: Record<string, SourceSnapshot> = {};
   const stale: StaleCluster[] = [];
-  const warnings: string[] = [];
-  const skippedBySource: string[] = [];
+  const warnings: Diagnostic[] = [];
+  const warn = (code: DiagnosticDefinition, cluster: string, texts: readonly string[]): void => {
+    for (const text of texts) warnings.push(diagnostic(code, text, { cluster }));
+  };
+  const skippedBySource: { cluster: string; text: string }[] = [];
   // Per cluster, once even when it is observed in both roles.
   const trustProblems = new Map<string, readonly string[]>();
 
@@ -111,7 +117,7 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         localFederatedSelector: cluster.localFederatedSelector,
         mcsSource: fleet.links.some((l) => l.source === task.name && l.mcs === true),
         ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
-        onSkipped: (warning: string) => skippedBySource.push(warning),
+        onSkipped: (warning: string) => skippedBySource.push({ cluster: task.name, text: warning }),
       };
       const { observedSource, trust } = await client.withinDeadline((async () => ({
         observedSource: await observeSource(client, props),
@@ -141,23 +147,26 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       const observed = outcome.target;
       let snapshot = observed.snapshot;
       const lastGateway = previous.targets[name]?.gateway;
-      for (const problem of observed.gatewayProblems) warnings.push(`cluster "${name}": ${problem}`);
-      appendAll(warnings, observed.skipped ?? []);
-      appendAll(warnings, observed.serviceExportProblems ?? []);
-      snapshot = checkedGateway(name, snapshot, comparableLastGateway(lastGateway, clusters.get(name)), linkingSourceRanges(fleet, name), warnings);
+      warn(Diag.GATEWAY_PROBLEM, name, observed.gatewayProblems.map((problem) => `cluster "${name}": ${problem}`));
+      warn(Diag.OBJECT_INVALID, name, observed.skipped ?? []);
+      warn(Diag.SERVICE_EXPORT_PROBLEM, name, observed.serviceExportProblems ?? []);
+      const gatewayWarnings: string[] = [];
+      snapshot = checkedGateway(name, snapshot, comparableLastGateway(lastGateway, clusters.get(name)), linkingSourceRanges(fleet, name), gatewayWarnings);
+      // checkedGateway words a rejection "REJECTED its gateway"; any other finding of it is a change taken.
+      for (const text of gatewayWarnings) warn(text.includes(': REJECTED its gateway') ? Diag.GATEWAY_REJECTED : Diag.GATEWAY_CHANGED, name, [text]);
       if (!snapshot.gateway && lastGateway) {
         // A rejected gateway is not probed either: the last known gateway keeps its last probe verdict.
         const lastProbe = previous.targets[name]?.gatewayProbe;
         snapshot = { ...snapshot, gateway: lastGateway, ...(lastProbe && !snapshot.gatewayProbe ? { gatewayProbe: lastProbe } : {}) };
-        warnings.push(`cluster "${name}": keeping the last known gateway ${lastGateway.addresses.join(',')}:${lastGateway.port} for its gateway-mode mirrors`);
+        warn(Diag.GATEWAY_KEPT, name, [`cluster "${name}": keeping the last known gateway ${lastGateway.addresses.join(',')}:${lastGateway.port} for its gateway-mode mirrors`]);
       }
       targets[name] = snapshot;
     } else if ('source' in outcome && outcome.source) {
       sources[name] = outcome.source;
     }
   }
-  appendAll(warnings, skippedBySource.sort(compareStrings));
-  for (const name of [...trustProblems.keys()].sort(compareStrings)) appendAll(warnings, trustProblems.get(name)!);
+  for (const s of skippedBySource.sort((a, b) => compareStrings(a.text, b.text))) warn(Diag.OBJECT_INVALID, s.cluster, [s.text]);
+  for (const name of [...trustProblems.keys()].sort(compareStrings)) warn(Diag.TRUST_ROOTS_UNREAD, name, trustProblems.get(name)!);
   // Clusters not observed this run (sharding) keep their previous state untouched.
   for (const name of targetNames) if (!selected(name) && previous.targets[name]) targets[name] = previous.targets[name]!;
   for (const name of sourceNames) if (!selected(name) && previous.sources[name]) sources[name] = previous.sources[name]!;
@@ -171,7 +180,8 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
       ...(previous.pinnedServiceIPs !== undefined ? { pinnedServiceIPs: previous.pinnedServiceIPs } : {}),
     },
     stale,
-    warnings,
+    warnings: messages(warnings),
+    diagnostics: warnings,
   };
 }
 

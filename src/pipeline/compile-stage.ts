@@ -9,6 +9,8 @@
  * (src/guard/hold-back-targets.ts), which compiles again.
  * @throws CompileError (exit 3) when the fleet cannot be compiled
  */
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { heldBackDiagnostics } from '../diagnostics/run-diagnostics.js';
 import type { FileTree } from '../emit/render-files.js';
 import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
@@ -35,8 +37,8 @@ export interface Compiled {
   readonly tree: FileTree;
   /** The snapshot compiled from, with compile's pinned ClusterIPs (what the lock records). */
   readonly snapshot: FleetSnapshot;
-  /** Skipped mirrors, held-back targets and other compile warnings. */
-  readonly warnings: readonly string[];
+  /** Skipped mirrors, held-back targets and other compile warnings, as coded data. */
+  readonly diagnostics: readonly Diagnostic[];
   /** What `plan` prints besides file changes. */
   readonly planRows: readonly string[];
   /** The unit records after this run: every cluster's (with `--source`, other clusters' as recorded). */
@@ -69,19 +71,19 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
     return { ...result, units };
   };
   let result = compile(snapshot, () => mark('compile'));
-  const heldBackWarnings: string[] = [];
+  const heldBackWarnings: Diagnostic[] = [];
   if (!options.confirmRemovals && !shard) {
     const held = holdBackRemovingTargets({ previous, snapshot, before: records, compiled: result, compile: (s) => compile(s) });
     result = held.compiled;
-    appendAll(heldBackWarnings, held.warnings);
+    appendAll(heldBackWarnings, heldBackDiagnostics(held.held, held.warnings));
   }
   mark('render');
   log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
-  const warnings = [...result.warnings];
-  appendAll(warnings, heldBackWarnings);
+  const diagnostics = [...result.diagnostics];
+  appendAll(diagnostics, heldBackWarnings);
   const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
   const writtenClusters = owned ?? new Set(Object.keys(result.units));
-  return { tree, snapshot: result.snapshot, warnings, planRows: result.planRows, units: result.units, rendered: result.rendered, writtenClusters };
+  return { tree, snapshot: result.snapshot, diagnostics, planRows: result.planRows, units: result.units, rendered: result.rendered, writtenClusters };
 }
 
 /** Clusters that are no link's source. */

@@ -3,7 +3,10 @@
  * fails keeps its locked state (stale but safe, named in the warnings). A target that suddenly lists
  * no exports keeps its locked services unless removals are confirmed (src/guard/suspect-targets.ts).
  */
-import { holdBackSuspectTargets, suspectTargetWarning } from '../guard/suspect-targets.js';
+import { holdBackSuspectTargets } from '../guard/suspect-targets.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { printStaleClusters } from '../diagnostics/print-diagnostics.js';
+import { suspectDiagnostic } from '../diagnostics/run-diagnostics.js';
 import { observeFleet, type StaleCluster } from '../observe/observe-fleet.js';
 import { fleetRoles, nextStaleSince, observationOutcomes } from '../observe/stale-since.js';
 import { observationProgressPrinter } from '../report/progress.js';
@@ -18,7 +21,8 @@ export interface Observed {
   readonly snapshot: FleetSnapshot;
   /** The clusters that could not be observed. */
   readonly stale: readonly StaleCluster[];
-  readonly warnings: readonly string[];
+  /** Observation findings (gateway problems, skipped objects, suspect targets) as coded data. */
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 /** Observes the fleet of `loaded`; never throws for a cluster that cannot be observed. */
@@ -35,17 +39,12 @@ export async function observeStage(run: RunContext, loaded: Loaded): Promise<Obs
   });
   const stale = observation.stale;
   let snapshot: FleetSnapshot = { ...observation.snapshot, staleSince: nextStaleSince(previous.staleSince, observationOutcomes(spec, stale), fleetRoles(spec), now()) };
-  const warnings = [...observation.warnings];
+  const diagnostics = [...observation.diagnostics];
   if (!options.confirmRemovals) {
     const held = holdBackSuspectTargets(previous, snapshot);
     snapshot = held.snapshot;
-    appendAll(warnings, held.suspects.map(suspectTargetWarning));
+    appendAll(diagnostics, held.suspects.map(suspectDiagnostic));
   }
-  if (stale.length > 0) {
-    log.always('');
-    log.always(`WARNING: ${stale.length} cluster observation${stale.length === 1 ? '' : 's'} failed; the last known state from ${loaded.paths.lockFile} is kept for ${stale.length === 1 ? 'it' : 'them'} (stale):`);
-    for (const s of stale) log.always(`  - ${s.role} ${s.error.message}${s.keptPrevious ? '' : ' [never observed before: nothing to keep]'}`);
-    log.always('');
-  }
-  return { snapshot, stale, warnings };
+  if (stale.length > 0) printStaleClusters(log, stale, loaded.paths.lockFile);
+  return { snapshot, stale, diagnostics };
 }

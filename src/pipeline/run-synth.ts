@@ -8,7 +8,14 @@ import type { RunLock } from '../emit/run-lock.js';
 import { readCommittedTree } from '../emit/write-output.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { MirrorcError, StrictStaleError } from '../errors/mirrorc-error.js';
-import { deliveryWarnings } from '../delivery/delivery-files.js';
+import { CompileError } from '../compile/diagnostics.js';
+import { Diag } from '../diagnostics/diagnostic-codes.js';
+import { messages } from '../diagnostics/diagnostic.js';
+import { printWarnings } from '../diagnostics/print-diagnostics.js';
+import { deliveryDiagnostics } from '../diagnostics/run-diagnostics.js';
+import { FleetLoadError } from '../load/load-fleet.js';
+import { FleetDefinitionError } from '../model/fleet.js';
+import { LockFileError } from '../observe/lock-file.js';
 import { appendJobSummary } from '../report/job-summary.js';
 import { buildRunReport, writeReportOrLog, type RunFacts } from '../report/report.js';
 import { summaryLines } from '../report/summary.js';
@@ -48,7 +55,7 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
   // Everything the report needs, filled in as the run gets further.
   let facts: Omit<RunFacts, 'exitCode' | 'error'> = {
     command: mode === 'write' ? 'synth' : mode, offline: options.offline ?? false, ...(shard ? { shard } : {}),
-    stale: [], changes: [], lockChanged: false, warnings: [],
+    stale: [], changes: [], lockChanged: false, diagnostics: [],
   };
   const finish = (exitCode: number, error?: string): SynthResult => {
     if (error !== undefined) log.always(`error: ${error}`);
@@ -56,17 +63,17 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     if (exitCode !== ExitCode.INVALID_INPUT || facts.spec) for (const line of summaryLines(report)) log.info(line);
     if (options.reportFile && !writeReportOrLog(options.reportFile, report, log) && exitCode === ExitCode.OK) exitCode = ExitCode.WRITE_FAILED;
     if (options.env) appendJobSummary(report, log, options.env);
-    return { exitCode, changes: facts.changes, warnings: facts.warnings, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
+    return { exitCode, changes: facts.changes, warnings: messages(facts.diagnostics), diagnostics: facts.diagnostics, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
   try {
     const loaded = await loadStage(run, held);
     facts = { ...facts, spec: loaded.spec, snapshot: loaded.previous };
     mark('load');
 
-    let observed: Observed = { snapshot: loaded.previous, stale: [], warnings: [] };
+    let observed: Observed = { snapshot: loaded.previous, stale: [], diagnostics: [] };
     if (!options.offline) {
       observed = await observeStage(run, loaded);
-      facts = { ...facts, snapshot: observed.snapshot, stale: observed.stale, warnings: observed.warnings };
+      facts = { ...facts, snapshot: observed.snapshot, stale: observed.stale, diagnostics: observed.diagnostics };
       if (observed.stale.length > 0 && options.strict) throw new StrictStaleError('--strict: not writing anything because some clusters could not be observed');
       mark('observe');
     }
@@ -76,11 +83,11 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     const committedTree = mode === 'write' || mode === 'observe' ? undefined : readCommittedTree(loaded.paths.outDir, loaded.paths.outDir, run.host);
     const state: CompileState = { records: withAdoptedFolders(loaded.previousUnits ?? {}, loaded.paths.outDir, committedTree, run.host), ...(committedTree ? { committedTree } : {}) };
     const compiled = compileStage(run, loaded, observed.snapshot, state);
-    const warnings = [...observed.warnings, ...compiled.warnings, ...deliveryWarnings(loaded.spec)];
-    for (const w of warnings) log.always(`warning: ${w}`);
+    const diagnostics = [...observed.diagnostics, ...compiled.diagnostics, ...deliveryDiagnostics(loaded.spec)];
+    printWarnings(log, diagnostics);
 
     const rendered = renderStage(run, loaded, compiled, state);
-    facts = { ...facts, warnings, tree: rendered.tree, filesPerCluster: filesPerCluster(compiled.units), changes: rendered.changes, lockChanged: rendered.lockChanged };
+    facts = { ...facts, diagnostics, tree: rendered.tree, filesPerCluster: filesPerCluster(compiled.units), changes: rendered.changes, lockChanged: rendered.lockChanged };
     // A shard removes nothing outside its folders: the others count as they are.
     // Why mirrors go and endpoints change: next to each file in the plan, and in the removal guard's message.
     const reasons = changeReasons({ spec: loaded.spec, previous: loaded.previous, snapshot: compiled.snapshot, before: rendered.before, after: rendered.tree, records: state.records }, rendered.changes);
@@ -91,6 +98,10 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     staleLimitGuard(run, loaded, compiled.snapshot, wrote);
     return finish(ExitCode.OK);
   } catch (e) {
+    // The errors behind a compile failure, one by one; an invalid fleet or lock by its own code.
+    if (e instanceof CompileError) facts = { ...facts, errorDiagnostics: e.diagnostics };
+    if (e instanceof FleetDefinitionError || e instanceof FleetLoadError) facts = { ...facts, errorCode: Diag.FLEET_DEFINITION_INVALID };
+    if (e instanceof LockFileError) facts = { ...facts, errorCode: Diag.LOCK_FILE_INVALID };
     if (e instanceof MirrorcError) return finish(e.exitCode, e.message);
     throw e;
   }

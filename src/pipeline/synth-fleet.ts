@@ -8,7 +8,6 @@
 import { App } from 'cdk8s';
 import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-fleet.js';
 import { compareStrings } from '../util/order.js';
-import { deliveryWarnings } from '../delivery/delivery-files.js';
 import { readFileSync } from 'node:fs';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
 import type { FileTree } from '../emit/render-files.js';
@@ -23,16 +22,30 @@ import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree } from './synth-delivery.js';
+import { messages, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { deliveryDiagnostics } from '../diagnostics/run-diagnostics.js';
 
 /** Input of {@link synthFleet}. */
 export interface SynthFleetProps {
-  /** The fleet: its clusters, links, explicit exports and GitOps delivery (it may live in any cdk8s app). */
+  /**
+   * The fleet: its clusters, links, explicit exports and GitOps delivery (it may live in any cdk8s app).
+   */
   readonly fleet: Fleet;
-  /** The observation to compile from: the lock file, as `readLockFile` returns it. */
+  /**
+   * The observation to compile from: the lock file, as `readLockFile` returns it.
+   */
   readonly snapshot: FleetSnapshot;
-  /** The output as committed now (`<cluster>/<file>` → text): in a mirror name clash its current owner keeps the name, and a unit family keeps its shard count. @default no files */
+  /**
+   * The output as committed now (`<cluster>/<file>` → text): in a mirror name clash its current owner keeps the name, and a unit family keeps its shard count.
+   *
+   * @default - no files
+   */
   readonly previous?: ReadonlyMap<string, string>;
-  /** Make a problem of one mirror (long name, name clash, pinned IP) an error instead of skipping that mirror. @default false */
+  /**
+   * Make a problem of one mirror (long name, name clash, pinned IP) an error instead of skipping that mirror.
+   *
+   * @default false
+   */
   readonly strict?: boolean;
 }
 
@@ -44,8 +57,10 @@ export interface FleetFiles {
   readonly delivery?: ReadonlyMap<string, string>;
   /** The lock file's text: the snapshot plus the pinned per-pod ClusterIPs compile allocated. */
   readonly lock: string;
-  /** Mirrors skipped and other warnings, in plain words. */
+  /** Mirrors skipped and other warnings, in plain words (each the `message` of one of `diagnostics`). */
   readonly warnings: readonly string[];
+  /** The same warnings as coded data: code, severity, cluster/service and hint (docs/diagnostics.md). */
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 /** What {@link compileFleetTree} compiled. */
@@ -55,6 +70,8 @@ export interface CompiledTree {
   /** The snapshot with compile's pinned ClusterIPs (what the lock records). */
   readonly snapshot: FleetSnapshot;
   readonly warnings: readonly string[];
+  /** The warnings as coded data. */
+  readonly diagnostics: readonly Diagnostic[];
   /** What `plan` prints besides file changes (trust anchors, renamed exports, generic gateway ports, MCS imports). */
   readonly planRows: readonly string[];
   /** The record of every unit of every compiled cluster, skipped ones included (the lock's compiled section). */
@@ -146,7 +163,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       tree.set(key, old === content ? old : content);
     }
   }
-  return { tree, snapshot: pinned, warnings: planned.warnings, planRows: planned.planRows, units, rendered };
+  return { tree, snapshot: pinned, warnings: planned.warnings, diagnostics: planned.diagnostics, planRows: planned.planRows, units, rendered };
 }
 
 /**
@@ -165,11 +182,13 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
     previousMirrors: recordMirrorLookup(records),
   }, undefined, props.previous, undefined, { records });
   const delivery = deliveryTree(spec, compiled.tree);
+  const diagnostics = [...compiled.diagnostics, ...deliveryDiagnostics(spec)];
   return {
     output: compiled.tree,
     ...(delivery ? { delivery } : {}),
     lock: renderLockFile(compiled.snapshot, compiled.units),
-    warnings: [...compiled.warnings, ...deliveryWarnings(spec)],
+    warnings: messages(diagnostics),
+    diagnostics,
   };
 }
 

@@ -1,4 +1,5 @@
 /** The options and the result of a synth run (the CLI's `synth`, `plan`, `check` and `observe`). */
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { ClusterChanges } from '../emit/diff-trees.js';
 import type { FsHost } from '../emit/fs-host.js';
 import type { FleetDefinition } from '../load/load-fleet.js';
@@ -85,7 +86,10 @@ export interface SynthOptions {
 export interface SynthResult {
   readonly exitCode: number;
   readonly changes: readonly ClusterChanges[];
+  /** The warnings' messages (each the `message` of one of {@link diagnostics}). */
   readonly warnings: readonly string[];
+  /** The warnings as coded data (docs/diagnostics.md). */
+  readonly diagnostics: readonly Diagnostic[];
   readonly stale: readonly StaleCluster[];
   /** The error message when the run failed. */
   readonly error?: string;

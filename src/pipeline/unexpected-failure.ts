@@ -22,8 +22,8 @@ export function unexpectedFailure(options: SynthOptions, thrown: unknown): Synth
   if (thrown instanceof Error && thrown.stack) log.always(thrown.stack);
   const report = buildRunReport({
     command: mode === 'write' ? 'synth' : mode, offline: options.offline ?? false, ...(shard ? { shard } : {}),
-    stale: [], changes: [], lockChanged: false, warnings: [], exitCode: ExitCode.INTERNAL, error,
+    stale: [], changes: [], lockChanged: false, diagnostics: [], exitCode: ExitCode.INTERNAL, error,
   });
   if (options.reportFile) writeReportOrLog(options.reportFile, report, log);
-  return { exitCode: ExitCode.INTERNAL, changes: [], warnings: [], stale: [], error, report };
+  return { exitCode: ExitCode.INTERNAL, changes: [], warnings: [], diagnostics: [], stale: [], error, report };
 }

@@ -1,7 +1,7 @@
 /**
  * The machine-readable report of a run (`--report <file>`): per target and source cluster whether
  * it was reached and since when it is stale, per source the files added, changed and removed, the
- * warnings and the exit code. Canonical JSON with no clock reading of its own, so the same inputs
+ * warnings, every finding as coded data (`diagnostics`, docs/diagnostics.md) and the exit code. Canonical JSON with no clock reading of its own, so the same inputs
  * give the same report (`staleSince` comes from the lock). The format is documented in the README.
  */
 import { lstatSync, writeFileSync, writeSync } from 'node:fs';
@@ -15,6 +15,9 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { sortedUnique } from '../util/order.js';
 import { redact } from '../util/redact.js';
 import type { RunLog } from './run-log.js';
+import type { DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { runErrorDiagnostic, staleDiagnostics } from '../diagnostics/run-diagnostics.js';
 
 /** Version of the report format; bumped on incompatible changes. */
 export const REPORT_FORMAT = 1;
@@ -24,6 +27,7 @@ export type ReportCommand = 'synth' | 'plan' | 'check' | 'observe';
 
 /** How one cluster fared in one role this run. */
 export interface ClusterState {
+  /** The cluster's name. */
   readonly cluster: string;
   /** Whether this run tried to observe it (false when offline). */
   readonly observed: boolean;
@@ -47,8 +51,11 @@ export interface TargetReport extends ClusterState {
 export interface SourceReport extends ClusterState {
   /** Whether it was compiled (false: outside the shard, or the run failed before). */
   readonly compiled: boolean;
+  /** Files added under `<out>/<cluster>/`, relative to it. */
   readonly added: readonly string[];
+  /** Files whose content changed. */
   readonly changed: readonly string[];
+  /** Files removed. */
   readonly removed: readonly string[];
   /** Files compiled exactly as they are on disk. */
   readonly unchanged: number;
@@ -56,19 +63,31 @@ export interface SourceReport extends ClusterState {
 
 /** The whole report. */
 export interface RunReport {
+  /** The report format's version (1); bumped on incompatible changes. */
   readonly reportFormat: typeof REPORT_FORMAT;
+  /** The command that ran. */
   readonly command: ReportCommand;
+  /** The run's exit code (documented with the CLI). */
   readonly exitCode: number;
   /** The error that ended the run, or null. */
   readonly error: string | null;
+  /** Whether the run compiled from the lock alone (`--offline`). */
   readonly offline: boolean;
   /** The source clusters compiled with `--source`, or null for all. */
   readonly shard: readonly string[] | null;
   /** Whether the lock file changed (synth, observe) or would change (plan, check). */
   readonly lockChanged: boolean;
+  /** Every link target, by name. */
   readonly targets: readonly TargetReport[];
+  /** Every link source, by name. */
   readonly sources: readonly SourceReport[];
+  /** The warnings' messages, for people (each is the `message` of a warning in `diagnostics`). */
   readonly warnings: readonly string[];
+  /**
+   * Every finding as data, for CI to filter on: clusters not observed, warnings, and the errors that
+   * ended the run, each with its stable code (docs/diagnostics.md), severity, cluster/service and hint.
+   */
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 /** What a run knows when it ends; fields stay undefined when the run stopped before reaching them. */
@@ -88,7 +107,12 @@ export interface RunFacts {
   /** Files per cluster folder after the run (kept units included), when `tree` holds only what the run rendered. @default counted in `tree` */
   readonly filesPerCluster?: ReadonlyMap<string, number>;
   readonly lockChanged: boolean;
-  readonly warnings: readonly string[];
+  /** The run's warnings (observation, compile, guards, delivery) as coded data. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** The errors behind `error`, when the run knows them one by one (compile's). @default none */
+  readonly errorDiagnostics?: readonly Diagnostic[];
+  /** The code of `error` when more exact than its exit code's. @default by exit code */
+  readonly errorCode?: DiagnosticDefinition;
 }
 
 /** Builds the report of a run; credentials are redacted from every message in it. */
@@ -136,7 +160,13 @@ export function buildRunReport(facts: RunFacts): RunReport {
     lockChanged: facts.lockChanged,
     targets,
     sources,
-    warnings: facts.warnings.map(redact),
+    warnings: facts.diagnostics.map((d) => redact(d.message)),
+    diagnostics: [
+      ...staleDiagnostics(facts.stale),
+      ...facts.diagnostics,
+      ...(facts.errorDiagnostics ?? []),
+      ...(facts.error !== undefined ? [runErrorDiagnostic(facts.exitCode, facts.error, facts.errorCode)] : []),
+    ].map((d) => ({ ...d, message: redact(d.message) })),
   };
 }
 

@@ -176,8 +176,11 @@ export interface SourceSnapshot {
 
 /** The whole observation; maps are sorted by cluster name. */
 export interface FleetSnapshot {
+  /** The lock format's version. */
   readonly format: typeof SNAPSHOT_FORMAT;
+  /** What each target cluster exports, by cluster name. */
   readonly targets: Readonly<Record<string, TargetSnapshot>>;
+  /** What each source cluster holds that compile checks against, by cluster name. */
   readonly sources: Readonly<Record<string, SourceSnapshot>>;
   /**
    * Not an observation but compile's memory: the ClusterIP pinned for each per-pod Service, per

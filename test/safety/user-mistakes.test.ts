@@ -136,7 +136,7 @@ describe('fleet file mistakes: exit 2, file:line:column, no stack trace, dist/ a
   test('GIVEN a TypeError at the top level WHEN synth runs THEN it names the line and suggests the type checker', async () => {
     await assertFleetRefused(
       fleetFile('const settings: any = undefined;', 'const region = settings.region;', 'export default function defineFleet(fleet: Fleet): void {', VALID_BODY, '}'),
-      /clusters\/fleet\.ts:3:\d+: TypeError: Cannot read properties of undefined \(reading 'region'\)\n {2}hint: a value has the wrong type; npx tsc --noEmit/,
+      /clusters\/fleet\.ts:3:\d+: TypeError: Cannot read properties of undefined \(reading 'region'\)\n {2}hint: a value has the wrong type; npx -p typescript tsc --noEmit --strict .* clusters\/fleet\.ts shows/,
     );
   });
 
@@ -157,7 +157,7 @@ describe('fleet file mistakes: exit 2, file:line:column, no stack trace, dist/ a
   test('GIVEN a link property of the wrong type WHEN synth runs THEN the link is named, not an internal failure', async () => {
     await assertFleetRefused(
       fleetFile('export default function defineFleet(fleet: Fleet): void {', '  const a = new Cluster(fleet, \'a\');', '  const b = new Cluster(fleet, \'b\');', '  new Link(fleet, \'a-from-b\', { source: a, target: b, excludedLabels: 5 as any });', '}'),
-      /link fleet\/a-from-b: its properties have the wrong types \(.*\); npx tsc --noEmit shows where/,
+      /link fleet\/a-from-b: its properties have the wrong types \(.*\); npx -p typescript tsc --noEmit .* shows where/,
     );
   });
 

@@ -157,25 +157,31 @@ describe('flat-mode credentials Secret (contract §4.1): described, never writte
     assert.deepEqual([...objects.values()].filter((o) => o.kind === 'Secret'), []);
   });
 
-  test('an undeclared Secret gives one warning that spells it out and says how to declare it', () => {
+  test('an undeclared Secret gives one short coded warning naming it and the declaration; plan spells the Secret out', () => {
     // GIVEN a link without remoteDiscoveryCredentials and a flat service
     const { result } = compileObjects(londonParis, paris([flatService('default', 'bb')]));
-    // THEN one warning names the Secret in full and the declaration
-    const warnings = result.warnings.filter((w) => w.includes('cluster-credentials'));
+    // THEN one warning, coded MRC3010, names the Secret and the declaration in one line (it was 837 characters)
+    const warnings = result.diagnostics.filter((d) => d.message.includes('cluster-credentials'));
     assert.equal(warnings.length, 1, result.warnings.join('\n'));
     const w = warnings[0]!;
+    assert.equal(w.code, 'MRC3010');
+    assert.deepEqual([w.cluster, w.target], ['london', 'paris']);
+    assert.ok(w.message.length < 400 && !w.message.includes('\n'), `${w.message.length} characters: ${w.message}`);
+    for (const part of ['london: link fleet/london-paris', 'default/bb-paris', 'Secret linkerd/cluster-credentials-paris', "remoteDiscoveryCredentials: { provided: 'external' }"]) {
+      assert.ok(w.message.includes(part), `warning lacks ${part}: ${w.message}`);
+    }
+    // AND the plan row gives the Secret in full: type, labels, annotations, data key
+    const rows = result.planRows.filter((r) => r.startsWith('credentials Secret: london needs Secret linkerd/cluster-credentials-paris'));
+    assert.equal(rows.length, 1, result.planRows.join('\n'));
     for (const part of [
-      'london: link fleet/london-paris',
-      'default/bb-paris',
-      'Secret linkerd/cluster-credentials-paris',
       'type mirror.linkerd.io/remote-kubeconfig',
       'multicluster.linkerd.io/cluster-name: paris',
       'multicluster.linkerd.io/trust-domain: paris.trust',
       'multicluster.linkerd.io/cluster-domain: paris.example',
       'data key "kubeconfig"',
-      "remoteDiscoveryCredentials: { provided: 'external' }",
+      'not declared on the link',
     ]) {
-      assert.ok(w.includes(part), `warning lacks ${part}: ${w}`);
+      assert.ok(rows[0]!.includes(part), `plan row lacks ${part}: ${rows[0]}`);
     }
   });
 

@@ -36,7 +36,7 @@ describe('userCodeLocation', () => {
 describe('fleetCodeErrorMessage', () => {
   test('GIVEN an esbuild transform error WHEN described THEN each error becomes file:line:column: SyntaxError', () => {
     const e = new Error(`Transform failed with 1 error:\n${FLEET}:3:34: ERROR: Expected ")" but found ";"`);
-    assert.equal(fleetCodeErrorMessage(e, 'clusters/fleet.ts', 'load'), 'clusters/fleet.ts:3:34: SyntaxError: Expected ")" but found ";"\n  hint: fix the syntax there (npx tsc --noEmit lists every error)');
+    assert.equal(fleetCodeErrorMessage(e, 'clusters/fleet.ts', 'load'), 'clusters/fleet.ts:3:34: SyntaxError: Expected ")" but found ";"\n  hint: fix the syntax there (npx -p typescript tsc --noEmit --strict --module nodenext --target es2022 --skipLibCheck clusters/fleet.ts lists every error)');
   });
 
   test('GIVEN a thrown null WHEN described THEN the file is named and the value shown', () => {

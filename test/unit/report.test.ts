@@ -57,6 +57,7 @@ test('the report of a plan lists, per source, exactly the changed files, and per
         },
       ],
       warnings: [],
+      diagnostics: [],
     });
     // AND the same run gives a byte-identical report
     const text = readFileSync(reportFile, 'utf8');

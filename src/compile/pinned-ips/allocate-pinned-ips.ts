@@ -18,6 +18,7 @@ import type { PinnedRangeService } from '../../snapshot/snapshot.js';
 import { addressAt, canonicalIp, parseIpRange, rangeContains } from '../../util/ip-range.js';
 import { compareStrings } from '../../util/order.js';
 import type { Diagnostics } from '../diagnostics.js';
+import { Diag } from '../../diagnostics/diagnostic-codes.js';
 
 /** A Service that needs a pinned ClusterIP. */
 export interface PinnedServiceRequest {
@@ -52,7 +53,7 @@ export function pinnedKey(namespace: string, name: string): string {
 /** The allocation, `namespace/name` → IP, sorted by key; errors go to `diagnostics`. */
 export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics): Record<string, string> {
   const { source } = input;
-  const fail = input.onFailure ?? ((_request: PinnedServiceRequest, message: string) => diagnostics.error(message));
+  const fail = input.onFailure ?? ((_request: PinnedServiceRequest, message: string) => diagnostics.error(Diag.PINNED_IP_UNAVAILABLE, message, { cluster: input.source, namespace: _request.namespace, service: _request.name }));
   const range = parseIpRange(input.range);
   const live = input.live ?? [];
   const liveByIp = new Map(live.map((s) => [s.ip, s]));

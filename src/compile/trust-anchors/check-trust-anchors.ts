@@ -8,6 +8,7 @@ import type { ClusterSpec, FleetSpec, LinkSpec } from '../../model/fleet-spec.js
 import type { FleetSnapshot, ObservedTrustRoot } from '../../snapshot/snapshot.js';
 import { compareStrings } from '../../util/order.js';
 import type { Diagnostics } from '../diagnostics.js';
+import { Diag } from '../../diagnostics/diagnostic-codes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -61,8 +62,8 @@ function checkLink(link: LinkSpec, snapshot: FleetSnapshot, strict: boolean, dia
     `link ${link.path}: "${link.source}" and "${link.target}" share no Linkerd trust root, so the proxies of "${link.source}" cannot verify "${link.target}" (its mirrors would fail with TLS errors); ` +
     `"${link.source}" trusts ${sourceRoots!.map(describeRoot).join(', ')}; "${link.target}" trusts ${targetRoots!.map(describeRoot).join(', ')}; ` +
     `issue both clusters' identity from a common trust anchor (during a rotation, put both roots in each bundle)`;
-  if (strict) diagnostics.error(message);
-  else diagnostics.warn(`${message}; the mirrors of this link are not compiled, the other links are updated (--strict makes this an error)`);
+  if (strict) diagnostics.error(Diag.NO_SHARED_TRUST_ROOT, message, { cluster: link.source, target: link.target });
+  else diagnostics.warn(Diag.NO_SHARED_TRUST_ROOT, `${message}; the mirrors of this link are not compiled, the other links are updated (--strict makes this an error)`, { cluster: link.source, target: link.target });
   return { text: 'FAILED: no shared root', failed: true };
 }
 
@@ -72,6 +73,6 @@ function expiryWarnings(cluster: ClusterSpec, snapshot: FleetSnapshot, now: Date
     const left = Date.parse(root.notAfter) - now.getTime();
     if (left > days * DAY_MS) continue;
     const when = left <= 0 ? `expired on ${root.notAfter}` : `expires on ${root.notAfter}, within ${days} days`;
-    diagnostics.warn(`cluster "${cluster.name}": Linkerd trust root ${describeRoot(root)} ${when}; add its successor to the trust bundle of every linked cluster before then (trustRootExpiryWarningDays sets this window)`);
+    diagnostics.warn(Diag.TRUST_ROOT_EXPIRING, `cluster "${cluster.name}": Linkerd trust root ${describeRoot(root)} ${when}; add its successor to the trust bundle of every linked cluster before then (trustRootExpiryWarningDays sets this window)`, { cluster: cluster.name });
   }
 }

@@ -11,15 +11,25 @@ import { mirrorServicePorts } from '../../mirror-ports.js';
 
 /** Properties of a {@link FederatedService}. */
 export interface FederatedServiceProps {
-  /** Namespace of the federated Service (the members' namespace). */
+  /**
+   * Namespace of the federated Service (the members' namespace).
+   */
   readonly namespace: string;
-  /** Name of the federated Service, `<svc>-federated`. */
+  /**
+   * Name of the federated Service, `<svc>-federated`.
+   */
   readonly name: string;
-  /** Labels: the first member's copied labels plus the mirror labels. */
+  /**
+   * Labels: the first member's copied labels plus the mirror labels.
+   */
   readonly labels: Readonly<Record<string, string>>;
-  /** Annotations: the first member's copied annotations plus the member list annotations. */
+  /**
+   * Annotations: the first member's copied annotations plus the member list annotations.
+   */
   readonly annotations: Readonly<Record<string, string>>;
-  /** The first member's ports, in its order. */
+  /**
+   * The first member's ports, in its order.
+   */
   readonly ports: readonly ObservedPort[];
 }
 

@@ -20,6 +20,7 @@ import { namespaceSelected } from '../../namespace-filter.js';
 import { federatedConflicts } from './federated-conflicts.js';
 import { byPrecedence, memberId, type FederatedMember } from './federated-member.js';
 import { FederatedService } from './federated-service.js';
+import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
 /** The local member is copied without exclusions: it belongs to no link (Linkerd's local mirror has none either). */
 const NO_EXCLUSIONS = { excludedLabels: [], excludedAnnotations: [] } as const;
@@ -51,11 +52,11 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
     const members = groups.get(key)!.sort(byPrecedence).filter((m) => {
       const id = `${m.cluster}/${namespace}/${serviceName}`;
       if (m.service.headless) {
-        diagnostics.warn(`${source}: ${id} is headless (clusterIP: None), and a headless Service cannot join a federated Service (Linkerd refuses it too), so it is left out of ${where}; give it a cluster IP or remove its federated label`);
+        diagnostics.warn(Diag.FEDERATED_MEMBER_LEFT_OUT, `${source}: ${id} is headless (clusterIP: None), and a headless Service cannot join a federated Service (Linkerd refuses it too), so it is left out of ${where}; give it a cluster IP or remove its federated label`, { cluster: source, target: m.cluster, namespace, service: serviceName });
         return false;
       }
       if (m.service.ports.length === 0) {
-        diagnostics.warn(`${source}: ${id} has no ports, so it cannot join ${where} (a Service needs at least one port); left out`);
+        diagnostics.warn(Diag.FEDERATED_MEMBER_LEFT_OUT, `${source}: ${id} has no ports, so it cannot join ${where} (a Service needs at least one port); left out`, { cluster: source, target: m.cluster, namespace, service: serviceName });
         return false;
       }
       return true;
@@ -65,7 +66,7 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
     const remote = members.filter((m) => m.link !== undefined);
     if (sourceSnapshot && !sourceSnapshot.namespaces.includes(namespace)) {
       if (!remote.some((m) => m.link!.createMissingNamespaces)) {
-        diagnostics.warn(`${source}: namespace "${namespace}" does not exist, so ${where} (${members.map(memberId).join(', ')}) is not compiled; create the namespace, or set createMissingNamespaces on a link of its members`);
+        diagnostics.warn(Diag.NAMESPACE_MISSING, `${source}: namespace "${namespace}" does not exist, so ${where} (${members.map(memberId).join(', ')}) is not compiled; create the namespace, or set createMissingNamespaces on a link of its members`, { cluster: source, namespace, service: name });
         continue;
       }
       namespaces.add(namespace);
@@ -76,14 +77,16 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
       // A warning, not an error: Linkerd and the MCS API keep serving with the first member and
       // flag the conflict; failing the build would block every other mirror of the fleet.
       diagnostics.warn(
+        Diag.FEDERATED_CONFLICT,
         `${source}: the members of ${where} conflict; it takes its ports, labels and annotations from ${memberId(winner)} ` +
           `(precedence: the source's own member, then the targets by cluster name) and lists every member: ${conflicts.join('; ')}. ` +
           `Make the members agree (same port names, numbers, protocols and Service type), or remove the federated label from the one that differs`,
+        { cluster: source, namespace, service: name },
       );
     }
 
     const local = members.find((m) => m.link === undefined);
-    for (const u of undeliverableMetadata(winner.service, winner.link ?? NO_EXCLUSIONS)) diagnostics.warn(undeliverableWarning(source, `${winner.cluster}/${namespace}/${serviceName}`, winner.cluster, u));
+    for (const u of undeliverableMetadata(winner.service, winner.link ?? NO_EXCLUSIONS)) diagnostics.warn(Diag.METADATA_NOT_DELIVERED, undeliverableWarning(source, `${winner.cluster}/${namespace}/${serviceName}`, winner.cluster, u), { cluster: source, target: winner.cluster, namespace, service: serviceName });
     const annotations: Record<string, string> = { ...copiedAnnotations(winner.service.annotations, winner.link ?? NO_EXCLUSIONS) };
     // Members in precedence order, so the list never depends on the API's list order (Linkerd uses join order).
     if (remote.length > 0) annotations[REMOTE_DISCOVERY_ANNOTATION] = remote.map(memberId).join(',');
@@ -134,8 +137,10 @@ function collectMembers(source: string, fleet: FleetSpec, snapshot: FleetSnapsho
 
   if (sourceSnapshot && sourceSnapshot.federatedSelector !== localQuery && groups.size > 0) {
     diagnostics.warn(
+      Diag.FEDERATED_LOCAL_NOT_OBSERVED,
       `${source}: the lock holds no observation of "${source}"'s own federated members with selector "${localQuery}" (it predates federated mode, or localFederatedSelector changed since), ` +
         `so its federated Services may lack their local member; run synth with cluster access to observe it`,
+      { cluster: source },
     );
   }
   return groups;

@@ -15,26 +15,45 @@ import { endpointSliceName } from '../../names.js';
 
 /** Properties of a {@link GatewayMirror}. */
 export interface GatewayMirrorProps {
-  /** Namespace of the mirror (the remote service's namespace). */
+  /**
+   * Namespace of the mirror (the remote service's namespace).
+   */
   readonly namespace: string;
-  /** Name of the mirror Service, `<svc>-<target>`. */
+  /**
+   * Name of the mirror Service, `<svc>-<target>`.
+   */
   readonly name: string;
-  /** Labels of the Service; Endpoints and EndpointSlices carry them too. */
+  /**
+   * Labels of the Service; Endpoints and EndpointSlices carry them too.
+   */
   readonly labels: Readonly<Record<string, string>>;
-  /** Annotations of the Service. */
+  /**
+   * Annotations of the Service.
+   */
   readonly annotations: Readonly<Record<string, string>>;
-  /** The remote service's ports, in its order. */
+  /**
+   * The remote service's ports, in its order.
+   */
   readonly ports: readonly ObservedPort[];
-  /** The target's gateway. */
+  /**
+   * The target's gateway.
+   */
   readonly gateway: ObservedGateway;
-  /** `<svc>.<ns>.svc.<target domain>`, the proxy's authority for this mirror. */
+  /**
+   * `<svc>.<ns>.svc.<target domain>`, the proxy's authority for this mirror.
+   */
   readonly remoteFqName: string;
-  /** A ClusterIP pinned at compile time (per-pod mirrors). @default allocated by the API server */
+  /**
+   * A ClusterIP pinned at compile time (per-pod mirrors).
+   *
+   * @default - allocated by the API server
+   */
   readonly clusterIP?: string;
   /**
    * What the endpoints say: `ready` gateway addresses; `not-ready` ones (Linkerd's form for a dead
    * gateway: `notReadyAddresses`, slices `ready: false`); or `empty` (Linkerd's form for a target
    * service without ready endpoints: Endpoints without subsets, slices without endpoints).
+   *
    * @default 'ready'
    */
   readonly endpoints?: MirrorEndpoints;
@@ -42,7 +61,8 @@ export interface GatewayMirrorProps {
    * Leave the Endpoints without `endpointslice.kubernetes.io/skip-mirror`, so that Kubernetes'
    * EndpointSlice mirroring keeps (or makes) its own slice of them beside mirrorc's: while a link
    * adopts Linkerd's mirrors, that slice is what the data plane reads until mirrorc's slices are live.
-   * @default false: mirrorc's slices are the only ones
+   *
+   * @default - false: mirrorc's slices are the only ones
    */
   readonly keepKubernetesSlices?: boolean;
 }

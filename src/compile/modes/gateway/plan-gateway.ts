@@ -4,6 +4,7 @@ import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import { GatewayMirror, type MirrorEndpoints } from './gateway-mirror.js';
 import { genericGatewayPort, isGenericGateway } from './generic-gateway-port.js';
+import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
 /** The gateway-mode unit for `request`, or undefined (with a warning) when it cannot be built. */
 export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnostics): MirrorUnit | undefined {
@@ -15,7 +16,7 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
     // A generic gateway: its address, this service's own port, and no Linkerd identity.
     const port = genericGatewayPort(request.target, targetSnapshot, service, request.established);
     if ('problem' in port) {
-      diagnostics.skip(`${link.source}: ${port.problem}`, `${request.target.name}/${service.namespace}/${service.name} is not mirrored`);
+      diagnostics.skip(Diag.GATEWAY_PORT_UNKNOWN, `${link.source}: ${port.problem}`, `${request.target.name}/${service.namespace}/${service.name} is not mirrored`, { cluster: link.source, target: request.target.name, namespace: service.namespace, service: service.name });
       return undefined;
     }
     gateway = { addresses: observed.addresses, port: port.port };

@@ -24,12 +24,21 @@ export interface GlobalSlice {
 
 /** Properties of a {@link GlobalService}. */
 export interface GlobalServiceProps {
+  /**
+   * Namespace of the Service (the aggregated services' namespace).
+   */
   readonly namespace: string;
-  /** `<svc>-global`. */
+  /**
+   * `<svc>-global`.
+   */
   readonly name: string;
-  /** The Service's ports: those of the first contributor by precedence. */
+  /**
+   * The Service's ports: those of the first contributor by precedence.
+   */
   readonly ports: readonly ObservedPort[];
-  /** One per contributing cluster, in precedence order. */
+  /**
+   * One per contributing cluster, in precedence order.
+   */
   readonly slices: readonly GlobalSlice[];
 }
 

@@ -15,6 +15,7 @@ import type { HeadlessUnit, PodSetContribution } from '../headless/plan-headless
 import { GlobalService } from './global-service.js';
 import { LocalPodService } from './local-pod-service.js';
 import { appendAll } from '../../../util/append-all.js';
+import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
 /** Inputs of {@link planGlobalServices}. */
 export interface GlobalPlanInput {
@@ -36,11 +37,11 @@ export function planGlobalServices(input: GlobalPlanInput, diagnostics: Diagnost
   for (const member of input.localMembers) {
     const where = `${source.name}/${member.namespace}/${member.name}`;
     if (source.pinnedServiceIPRange === undefined) {
-      diagnostics.warn(`${source.name}: ${where} asks to join ${globalServiceName(member.name)}, but cluster "${source.name}" declares no pinnedServiceIPRange for the per-pod Services of its own pods; its pods are left out`);
+      diagnostics.warn(Diag.GLOBAL_MEMBER_LEFT_OUT, `${source.name}: ${where} asks to join ${globalServiceName(member.name)}, but cluster "${source.name}" declares no pinnedServiceIPRange for the per-pod Services of its own pods; its pods are left out`, { cluster: source.name, namespace: member.namespace, service: member.name });
       continue;
     }
     if (!member.selector || Object.keys(member.selector).length === 0) {
-      diagnostics.warn(`${source.name}: ${where} asks to join ${globalServiceName(member.name)}, but it has no pod selector, so its pods cannot be selected one by one; its pods are left out`);
+      diagnostics.warn(Diag.GLOBAL_MEMBER_LEFT_OUT, `${source.name}: ${where} asks to join ${globalServiceName(member.name)}, but it has no pod selector, so its pods cannot be selected one by one; its pods are left out`, { cluster: source.name, namespace: member.namespace, service: member.name });
       continue;
     }
     const selector = member.selector;
@@ -112,8 +113,10 @@ function reportPortConflicts(source: string, namespace: string, name: string, me
   for (const other of members.slice(1)) {
     if (describe(other) !== describe(first)) {
       diagnostics.warn(
+        Diag.GLOBAL_PORT_CONFLICT,
         `${source}: ${namespace}/${name} aggregates ${first.serviceName} from "${first.cluster}" (ports ${describe(first)}) and from "${other.cluster}" (ports ${describe(other)}); ` +
           `the Service takes the ports of "${first.cluster}", and each cluster's slice keeps its own; align the ports so clients see the same service everywhere`,
+        { cluster: source, namespace, service: name },
       );
     }
   }

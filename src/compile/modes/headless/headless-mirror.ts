@@ -22,29 +22,50 @@ export interface PodAddress {
 
 /** Properties of a {@link HeadlessRootMirror}. */
 export interface HeadlessRootMirrorProps {
-  /** Namespace of the mirror (the remote service's namespace). */
+  /**
+   * Namespace of the mirror (the remote service's namespace).
+   */
   readonly namespace: string;
-  /** Name of the headless mirror Service, `<svc>-<target>`. */
+  /**
+   * Name of the headless mirror Service, `<svc>-<target>`.
+   */
   readonly name: string;
-  /** Labels of the Service; Endpoints and EndpointSlices carry them too. */
+  /**
+   * Labels of the Service; Endpoints and EndpointSlices carry them too.
+   */
   readonly labels: Readonly<Record<string, string>>;
-  /** Annotations of the Service. */
+  /**
+   * Annotations of the Service.
+   */
   readonly annotations: Readonly<Record<string, string>>;
-  /** The remote Service's ports. */
+  /**
+   * The remote Service's ports.
+   */
   readonly ports: readonly ObservedPort[];
-  /** The remote endpoints' ports (container ports), copied verbatim like Linkerd does. */
+  /**
+   * The remote endpoints' ports (container ports), copied verbatim like Linkerd does.
+   */
   readonly endpointPorts: readonly ObservedEndpointPort[];
-  /** Hostname → pinned per-pod IP, one per pod. */
+  /**
+   * Hostname → pinned per-pod IP, one per pod.
+   */
   readonly pods: readonly PodAddress[];
-  /** `<svc>.<ns>.svc.<target domain>`. */
+  /**
+   * `<svc>.<ns>.svc.<target domain>`.
+   */
   readonly remoteFqName: string;
-  /** The target gateway's identity. @default none */
+  /**
+   * The target gateway's identity.
+   *
+   * @default - none
+   */
   readonly gatewayIdentity?: string;
   /**
    * Leave the Endpoints without `endpointslice.kubernetes.io/skip-mirror`, so that Kubernetes'
    * EndpointSlice mirroring keeps (or makes) its own slice of them beside mirrorc's: while a link
    * adopts Linkerd's mirrors, that slice is what the data plane reads until mirrorc's slices are live.
-   * @default false: mirrorc's slices are the only ones
+   *
+   * @default - false: mirrorc's slices are the only ones
    */
   readonly keepKubernetesSlices?: boolean;
 }

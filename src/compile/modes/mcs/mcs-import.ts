@@ -35,15 +35,25 @@ export interface McsPort {
 
 /** Properties of an {@link McsImport}. */
 export interface McsImportProps {
-  /** Namespace of the ServiceImport (the exported service's). */
+  /**
+   * Namespace of the ServiceImport (the exported service's).
+   */
   readonly namespace: string;
-  /** Name of the ServiceImport (the exported service's: the MCS API keeps names across the clusterset). */
+  /**
+   * Name of the ServiceImport (the exported service's: the MCS API keeps names across the clusterset).
+   */
   readonly name: string;
-  /** `ClusterSetIP`, or `Headless` for a headless exported service. */
+  /**
+   * `ClusterSetIP`, or `Headless` for a headless exported service.
+   */
   readonly type: 'ClusterSetIP' | 'Headless';
-  /** The ports, in the exported service's order. */
+  /**
+   * The ports, in the exported service's order.
+   */
   readonly ports: readonly McsPort[];
-  /** One entry per exporting cluster, in cluster name order. */
+  /**
+   * One entry per exporting cluster, in cluster name order.
+   */
   readonly clusters: readonly McsClusterEndpoints[];
 }
 

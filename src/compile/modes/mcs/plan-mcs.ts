@@ -10,6 +10,7 @@ import { compareStrings } from '../../../util/order.js';
 import { genericGatewayPort, isGenericGateway } from '../gateway/generic-gateway-port.js';
 import { gatewayEndpoints } from '../gateway/plan-gateway.js';
 import { McsImport, type McsClusterEndpoints, type McsPort } from './mcs-import.js';
+import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
 /**
  * The MCS units of `source` from `requests` (gateway-mode requests of its MCS links). A ServiceImport
@@ -31,8 +32,10 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
     const [namespace, name] = key.split('/') as [string, string];
     if (foreignKeys.has(key)) {
       diagnostics.skip(
+        Diag.SERVICE_IMPORT_SKIPPED,
         `${source}: ServiceImport ${key} already exists in "${source}" and was not written by mirrorc (another controller owns it); rename or remove it, or exclude namespace "${namespace}" from the MCS link`,
         `${members.map((m) => `${m.target.name}/${key}`).join(' and ')} ${members.length === 1 ? 'is' : 'are'} not imported`,
+        { cluster: source, namespace, service: name },
       );
       continue;
     }
@@ -44,8 +47,10 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
       if (signature(member) !== signature(winner)) {
         conflicting.push(member.target.name);
         diagnostics.warn(
+          Diag.SERVICE_IMPORT_SKIPPED,
           `${source}: ServiceImport ${key}: "${member.target.name}" exports it with a different type or ports than "${winner.target.name}"; ` +
             `as in the MCS API (where the oldest export wins), the first exporting cluster by name, "${winner.target.name}", sets them and "${member.target.name}" is left out of the import; make the services agree`,
+          { cluster: source, target: member.target.name, namespace, service: name },
         );
         continue;
       }
@@ -55,7 +60,7 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
       if (isGenericGateway(member.target)) {
         const outcome = genericGatewayPort(member.target, member.targetSnapshot, member.service, member.established);
         if ('problem' in outcome) {
-          diagnostics.skip(`${source}: ${outcome.problem}`, `its endpoints are left out of ServiceImport ${key}`);
+          diagnostics.skip(Diag.GATEWAY_PORT_UNKNOWN, `${source}: ${outcome.problem}`, `its endpoints are left out of ServiceImport ${key}`, { cluster: source, target: member.target.name, namespace, service: name });
           continue;
         }
         port = outcome.port;
@@ -64,8 +69,10 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
       const owner = sliceOwners.get(slices);
       if (owner !== undefined && owner !== key) {
         diagnostics.skip(
+          Diag.SERVICE_IMPORT_SKIPPED,
           `${source}: the EndpointSlices of ServiceImport ${key} from "${member.target.name}" would be named like those of ServiceImport ${owner} (${slices}-…)`,
           `its endpoints from "${member.target.name}" are left out of ServiceImport ${key}; rename one of the services`,
+          { cluster: source, target: member.target.name, namespace, service: name },
         );
         continue;
       }
@@ -77,7 +84,7 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
     const type = winner.service.headless ? 'Headless' : 'ClusterSetIP';
     const importPorts = ports(winner);
     if (importPorts.length === 0) {
-      diagnostics.warn(`${source}: ServiceImport ${key} would have no ports (the exported service has none); skipped`);
+      diagnostics.warn(Diag.NO_PORTS, `${source}: ServiceImport ${key} would have no ports (the exported service has none); skipped`, { cluster: source, namespace, service: name });
       continue;
     }
     diagnostics.note(

@@ -57,10 +57,12 @@ export function credentialsRequirement(link: LinkSpec, target: ClusterSpec, need
   };
 }
 
-/** The warning for a requirement whose link does not declare how the Secret is provided. */
+/**
+ * The warning for a requirement whose link does not declare how the Secret is provided: one line
+ * naming the Secret and the declaration (the Secret's full shape is in {@link credentialsPlanRow},
+ * which `plan` prints, and in docs/diagnostics.md).
+ */
 export function undeclaredCredentialsWarning(req: SecretRequirement): string {
-  const labels = Object.entries(req.labels).map(([k, v]) => `${k}: ${v}`).join(', ');
-  const annotations = Object.entries(req.annotations).map(([k, v]) => `${k}: ${v}`).join(', ');
   // Federated Services are told apart by name: no cluster may be named "federated" (fleet validation).
   const federated = req.neededBy.filter((n) => n.endsWith(`-${FEDERATED_NAME_SUFFIX}`)).length;
   const flat = req.neededBy.length - federated;
@@ -68,11 +70,22 @@ export function undeclaredCredentialsWarning(req: SecretRequirement): string {
     ...(flat > 0 ? [`${flat} flat-mode (remote-discovery) mirror${flat === 1 ? '' : 's'}`] : []),
     ...(federated > 0 ? [`${federated} federated Service${federated === 1 ? '' : 's'} with members`] : []),
   ].join(' and ');
+  const shown = req.neededBy.slice(0, 3).join(', ') + (req.neededBy.length > 3 ? ` and ${req.neededBy.length - 3} more` : '');
   return (
-    `${req.cluster}: link ${req.link} compiles ${count} of "${req.target}" (${req.neededBy.join(', ')}), which Linkerd resolves only if "${req.cluster}" holds ` +
-    `Secret ${req.namespace}/${req.name} (type ${req.type}; labels {${labels}}; annotations {${annotations}}; data key "${req.dataKeys.join('", "')}": ` +
-    `a kubeconfig for "${req.target}"'s API, e.g. from \`linkerd multicluster link-gen\`). mirrorc never writes credentials into dist/; ` +
-    `provide the Secret by other means (External Secrets, Sealed Secrets, SOPS, by hand) and declare that on the link with ` +
-    `remoteDiscoveryCredentials: { provided: 'external' } (optionally with its secretName) to silence this warning`
+    `${req.cluster}: link ${req.link} compiles ${count} of "${req.target}" (${shown}), which need Secret ${req.namespace}/${req.name} ` +
+    `in "${req.cluster}" (a kubeconfig for "${req.target}"; mirrorc never writes it); provide it and set ` +
+    `remoteDiscoveryCredentials: { provided: 'external' } on the link (mirrorc plan shows the Secret)`
+  );
+}
+
+/** The `plan` row that spells out a required credentials Secret in full: what to create, and where. */
+export function credentialsPlanRow(req: SecretRequirement): string {
+  const labels = Object.entries(req.labels).map(([k, v]) => `${k}: ${v}`).join(', ');
+  const annotations = Object.entries(req.annotations).map(([k, v]) => `${k}: ${v}`).join(', ');
+  return (
+    `credentials Secret: ${req.cluster} needs Secret ${req.namespace}/${req.name} for "${req.target}" (link ${req.link}; ` +
+    `type ${req.type}; labels {${labels}}; annotations {${annotations}}; data key "${req.dataKeys.join('", "')}": ` +
+    `a kubeconfig for "${req.target}"'s API, e.g. from \`linkerd multicluster link-gen\`)` +
+    (req.provided === 'external' ? '; provided externally' : '; not declared on the link')
   );
 }

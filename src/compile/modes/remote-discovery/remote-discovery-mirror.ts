@@ -11,15 +11,25 @@ import { mirrorServicePorts } from '../../mirror-ports.js';
 
 /** Properties of a {@link RemoteDiscoveryMirror}. */
 export interface RemoteDiscoveryMirrorProps {
-  /** Namespace of the mirror (the remote service's namespace). */
+  /**
+   * Namespace of the mirror (the remote service's namespace).
+   */
   readonly namespace: string;
-  /** Name of the mirror Service, `<svc>-<target>`. */
+  /**
+   * Name of the mirror Service, `<svc>-<target>`.
+   */
   readonly name: string;
-  /** Labels of the Service, including the remote-discovery and remote-service labels. */
+  /**
+   * Labels of the Service, including the remote-discovery and remote-service labels.
+   */
   readonly labels: Readonly<Record<string, string>>;
-  /** Annotations of the Service. */
+  /**
+   * Annotations of the Service.
+   */
   readonly annotations: Readonly<Record<string, string>>;
-  /** The remote service's ports, in its order. */
+  /**
+   * The remote service's ports, in its order.
+   */
   readonly ports: readonly ObservedPort[];
 }
 

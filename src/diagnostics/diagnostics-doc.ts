@@ -1,0 +1,66 @@
+/**
+ * docs/diagnostics.md, generated from the table in diagnostic-codes.ts (`npm run docs:diagnostics`;
+ * test/unit/diagnostics.test.ts fails when the committed page is not what this renders).
+ */
+import { allDiagnostics } from './diagnostic-codes.js';
+import { GROUP_DIFFERENT_FROM, GROUP_FROM } from './group-diagnostics.js';
+
+/** Escapes a table cell. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;');
+}
+
+/** The page's Markdown. */
+export function diagnosticsMarkdown(): string {
+  const rows = allDiagnostics().map((d) => `| <a id="${d.code.toLowerCase()}"></a>\`${d.code}\` | ${d.severity} | ${cell(d.title)} | ${cell(d.hint)} |`);
+  return [
+    '<!-- Generated from src/diagnostics/diagnostic-codes.ts by `npm run docs:diagnostics`; do not edit by hand. -->',
+    '# Diagnostics: every warning and error, by code',
+    '',
+    'Every warning and error mirrorc reports has a stable code (`MRC` and four digits), a severity,',
+    'the cluster (and, where it concerns one, the namespace and service) and one line of what to do.',
+    'A code keeps its meaning across releases; a new finding gets a new code.',
+    '',
+    '- **On the terminal** each finding is one line ending in its code, `warning: <message> [MRC3009]`.',
+    `  Findings of one code saying the same about ${GROUP_FROM} or more clusters are one line naming how many and which,`,
+    '  e.g. `9 clusters (ap, east, ...): kubeconfig ~/.kube/config does not exist; ... [MRC2001]`;',
+    `  a code found ${GROUP_DIFFERENT_FROM} times or more with different words is one line of its title, hint and subjects.`,
+    '  `--verbose` prints every message of a group.',
+    '- **In the JSON report** (`--report <file>`) `diagnostics` lists every finding as data, for CI to',
+    '  filter on (`jq \'.diagnostics[] | select(.code == "MRC4002")\'`): clusters that could not be observed,',
+    '  the warnings, and the errors that ended the run. `warnings` keeps each warning\'s message as text.',
+    '',
+    '```json',
+    '{ "code": "MRC3009", "severity": "warning", "cluster": "london", "target": "paris", "namespace": "shop", "service": "api",',
+    '  "message": "london: namespace \\"shop\\" does not exist, so paris/shop/api is not mirrored; ...",',
+    '  "hint": "create the namespace, or set createMissingNamespaces on the link" }',
+    '```',
+    '',
+    '`cluster` is the cluster the finding concerns: the source whose output it changes, or the cluster',
+    'that was observed; `target` the cluster the service lives in; fields that do not apply are left out.',
+    'Severity `error` means the run stopped and wrote nothing (`MRC4004` excepted: the output was written,',
+    'the exit code is 9). With `--strict` a skipped mirror (`MRC3018`, `MRC3022`, `MRC3023`, `MRC3024`,',
+    '`MRC3025`, `MRC3014`) is an error of the same code.',
+    '',
+    'Ranges: `MRC1xxx` input (exit 2), `MRC2xxx` observation (the cluster keeps its last known state from',
+    'the lock), `MRC3xxx` compile, `MRC4xxx` the safety guards, `MRC5xxx` output, delivery and the run.',
+    '',
+    '| code | severity | what happened | what to do |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    '## The credentials Secret (MRC3010)',
+    '',
+    'Flat-mode (remote-discovery) mirrors and federated Services with members in other clusters are',
+    "resolved by the source's Linkerd destination controller through the target's API, so the source",
+    'needs a Secret mirrorc never writes (it holds credentials): in namespace `linkerd`, named',
+    '`cluster-credentials-<target>` (or the link\'s `remoteDiscoveryCredentials.secretName`), of type',
+    '`mirror.linkerd.io/remote-kubeconfig`, labelled `multicluster.linkerd.io/cluster-name: <target>`,',
+    'annotated `multicluster.linkerd.io/cluster-domain` and `multicluster.linkerd.io/trust-domain` with the',
+    "target's values, its data key `kubeconfig` a kubeconfig for the target's API (e.g. from",
+    '`linkerd multicluster link-gen`). `mirrorc plan` prints each required Secret in full. Provide it by',
+    "other means (External Secrets, Sealed Secrets, SOPS) and say so on the link with",
+    "`remoteDiscoveryCredentials: { provided: 'external' }`; the warning is then gone.",
+    '',
+  ].join('\n');
+}
