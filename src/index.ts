@@ -28,6 +28,8 @@ export type { RunReport, TargetReport, SourceReport, ClusterState, ReportCommand
 export type { Diagnostic, DiagnosticSubject } from './diagnostics/diagnostic.js';
 export type { Severity } from './diagnostics/diagnostic-codes.js';
 export { CompileError } from './compile/diagnostics.js';
+// Every error a user can cause carries its documented exit code (docs/synth.md).
+export { MirrorcError, InvalidInputError } from './errors/mirrorc-error.js';
 // The construct of each mirroring mode (what synthFleet composes; docs per mode).
 export { GatewayMirror, type GatewayMirrorProps } from './compile/modes/gateway/gateway-mirror.js';
 export { RemoteDiscoveryMirror, type RemoteDiscoveryMirrorProps } from './compile/modes/remote-discovery/remote-discovery-mirror.js';
