@@ -84,7 +84,7 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
         fail(
           request,
           `${source}: ClusterIP ${previousIp}, pinned for per-pod mirror ${key} (${request.origin}), is held by ${whose}; ` +
-            `free that IP (delete or recreate that Service with another IP), or remove "${key}" from pinnedServiceIPs.${source} in the lock to pin a new IP`,
+            `free that IP (delete or recreate that Service with another IP), or remove "${key}" from compiled.pinnedServiceIPs.${source} in the lock to pin a new IP`,
         );
       }
       allocation.set(key, previousIp);
