@@ -103,7 +103,7 @@ test('report: skipped mirrors are coded with cluster, target, namespace and serv
   const ws = exampleCopy();
   try {
     // GIVEN the lock says namespace coord no longer exists in the sources ap, eu and us
-    ws.editLock('\n        "coord",', '');
+    ws.editLock('\n          "coord",', '');
     // WHEN planned
     const plan = await ws.run({ mode: 'plan' });
     // THEN each skipped mirror is an MRC3009 warning naming where it would go and what it mirrors
@@ -117,7 +117,7 @@ test('report: skipped mirrors are coded with cluster, target, namespace and serv
     assert.deepEqual(plan.report.warnings, plan.report.diagnostics.filter((d) => d.severity === 'warning').map((d) => d.message));
     // AND when lyon stops exporting both its services, synth stops at the removal guard: the error is in the report with its code
     const lock = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
-    lock.targets.lyon.services = [];
+    lock.observed.targets.lyon.services = [];
     writeFileSync(ws.lockFile, JSON.stringify(lock));
     const synth = await ws.run({});
     assert.equal(synth.exitCode, ExitCode.REMOVAL_NOT_CONFIRMED);
