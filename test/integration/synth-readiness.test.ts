@@ -104,7 +104,7 @@ describe('readiness parity with Linkerd against real API servers', () => {
       assert.ok(ws.files().has('london/ready/service-cart-paris.yaml'));
       assert.equal((await read(ws, 'london/ready/endpoints-cart-paris.yaml')).subsets, undefined);
       assert.deepEqual((await read(ws, 'london/ready/endpointslice-cart-paris-ipv4.yaml')).endpoints, []);
-      assert.equal(JSON.parse(ws.files().get('LOCK')!).targets.paris.services.find((s: any) => s.name === 'cart').hasReadyEndpoints, false);
+      assert.equal(JSON.parse(ws.files().get('LOCK')!).observed.targets.paris.services.find((s: any) => s.name === 'cart').hasReadyEndpoints, false);
       // AND reading every EndpointSlice of paris in one list (what a target with many services gets) gives the same files
       const perService = ws.files();
       const oneList = await ws.synth({ perServiceSliceLists: 0 });
@@ -120,7 +120,7 @@ describe('readiness parity with Linkerd against real API servers', () => {
       await ws.synth();
       // THEN the gateway address is back, and the lock no longer carries the field
       assert.deepEqual((await read(ws, 'london/ready/endpoints-cart-paris.yaml')).subsets[0].addresses, [{ ip: '203.0.113.10' }]);
-      assert.equal('hasReadyEndpoints' in JSON.parse(ws.files().get('LOCK')!).targets.paris.services.find((s: any) => s.name === 'cart'), false);
+      assert.equal('hasReadyEndpoints' in JSON.parse(ws.files().get('LOCK')!).observed.targets.paris.services.find((s: any) => s.name === 'cart'), false);
       await applyWithoutDrift(fleet, ws, 'london');
     } finally {
       ws.remove();
@@ -179,7 +179,7 @@ describe('readiness parity with Linkerd against real API servers', () => {
         assert.deepEqual((await read(ws, `${source}/probe/endpointslice-api-paris-ipv4.yaml`)).endpoints, [{ addresses: ['203.0.113.10'], conditions: { ready: false } }]);
         assert.deepEqual((await read(ws, `${source}/probe/endpoints-api-paris.yaml`)).subsets[0].notReadyAddresses, [{ ip: '203.0.113.10' }]);
       }
-      assert.deepEqual(JSON.parse(ws.files().get('LOCK')!).targets.paris.gatewayProbe, { alive: false });
+      assert.deepEqual(JSON.parse(ws.files().get('LOCK')!).observed.targets.paris.gatewayProbe, { alive: false });
       // AND the not-ready form is accepted without drift
       await applyWithoutDrift(fleet, ws, 'london');
 
@@ -188,7 +188,7 @@ describe('readiness parity with Linkerd against real API servers', () => {
       await ws.synth();
       // THEN the mirrors are ready again and the lock forgets the verdict
       assert.deepEqual((await read(ws, 'london/probe/endpointslice-api-paris-ipv4.yaml')).endpoints, [{ addresses: ['203.0.113.10'], conditions: { ready: true } }]);
-      assert.equal(JSON.parse(ws.files().get('LOCK')!).targets.paris.gatewayProbe, undefined);
+      assert.equal(JSON.parse(ws.files().get('LOCK')!).observed.targets.paris.gatewayProbe, undefined);
     } finally {
       ws.remove();
     }
