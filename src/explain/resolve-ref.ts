@@ -56,6 +56,13 @@ export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapsho
     const [target, ns, svc] = origin.split('/') as [string, string, string];
     return { service: { cluster: target, namespace: ns, name: svc }, askedMirror: text };
   }
+  // Not listed, but the lock cannot rule it out: an ExplicitExport names it (the target lacks it), or a
+  // link's selector was never observed (the link changed since the last live run). explain says which, link by link.
+  const observedTarget = snapshot.targets[cluster];
+  const linksTo = spec.links.filter((l) => l.target === cluster);
+  if (observedTarget && (observedTarget.missingExplicitExports.includes(key) || linksTo.some((l) => linkSelectorQueries(l).some((q) => !observedTarget.selectors.includes(q))))) {
+    return { service: { cluster, namespace, name } };
+  }
   // Neither listed nor a mirror: a mistyped name, or a service that no selector matched (a forgotten export label).
   const known = [...(snapshot.targets[cluster]?.services.map((s) => `${s.namespace}/${s.name}`) ?? []), ...mirrorKeys(cluster, before)];
   const suggestion = didYouMean(key, known);
