@@ -26,6 +26,14 @@ export interface BoundedRequestLimits {
   readonly maxBytes: number;
   /** Aborts the request, and the socket, wherever it is (connecting, waiting, reading). */
   readonly signal: AbortSignal;
+  /**
+   * Fails the request (a `TimeoutError`), and destroys the socket, when it has not ended this many
+   * milliseconds after it was sent. A timer of the request's own: not an `AbortSignal.timeout()`
+   * combined with `AbortSignal.any()`, which Node 20 may garbage-collect before it fires (nothing
+   * holds the timeout signal strongly), leaving a stalled request to the observation deadline.
+   * @default no timeout besides `signal`
+   */
+  readonly timeoutMs?: number;
   /** Told the body's size once it was read whole. @default nothing */
   readonly onBody?: (bytes: number) => void;
 }
@@ -45,9 +53,11 @@ function send(ctx: k8s.RequestContext, limits: BoundedRequestLimits): Promise<k8
     let settled = false;
     let response: IncomingMessage | undefined;
     let stream: Readable | undefined;
+    let timer: NodeJS.Timeout | undefined;
     const fail = (e: Error): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       stream?.destroy();
       response?.destroy();
@@ -61,6 +71,8 @@ function send(ctx: k8s.RequestContext, limits: BoundedRequestLimits): Promise<k8
       agent: ctx.getAgent(),
     });
     signal.addEventListener('abort', onAbort, { once: true });
+    const { timeoutMs } = limits;
+    if (timeoutMs !== undefined) timer = setTimeout(() => fail(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
     req.on('error', fail);
     req.on('response', (res) => {
       response = res;
@@ -79,6 +91,7 @@ function send(ctx: k8s.RequestContext, limits: BoundedRequestLimits): Promise<k8
       stream.on('end', () => {
         if (settled) return;
         settled = true;
+        clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         limits.onBody?.(bytes);
         const buffer = Buffer.concat(chunks, bytes);

@@ -275,8 +275,7 @@ export class ClusterClient {
 
   /** The bounded transport for one attempt: the deadline and the per-request timeout abort it, the body is read under `limit`. */
   private callOptions(limit: BodyLimit): CallOptions {
-    const signal = AbortSignal.any([this.meter.signal, AbortSignal.timeout(this.timeoutMs)]);
-    return { httpApi: boundedHttpLibrary({ signal, maxBytes: limit.maxBytes, ...(limit.onBody ? { onBody: limit.onBody } : {}) }) };
+    return { httpApi: boundedHttpLibrary({ signal: this.meter.signal, timeoutMs: this.timeoutMs, maxBytes: limit.maxBytes, ...(limit.onBody ? { onBody: limit.onBody } : {}) }) };
   }
 
   /**

@@ -1,4 +1,5 @@
 /** Observes one cluster in its role as a link target: exported services and the gateway. */
+import { timeoutSignal } from '../util/timeout-signal.js';
 import type * as k8s from '@kubernetes/client-node';
 import { GATEWAY_IDENTITY_ANNOTATION, GATEWAY_PORT_NAME, GATEWAY_PROBE_FAILURE_THRESHOLD } from '../contract/linkerd.js';
 import type { ExplicitExportSpec, GatewayProbeSpec, GatewaySpec, LinkSpec } from '../model/fleet-spec.js';
@@ -197,7 +198,7 @@ async function probeOutcome(where: string, spec: GatewayProbeSpec, svc: k8s.V1Se
   }
   const outcome = await probeGateway(plan, {
     maxAddresses: maxProbeAddresses,
-    signal: AbortSignal.any([client.deadline, AbortSignal.timeout(maxProbeSeconds * 1000)]),
+    signal: timeoutSignal(maxProbeSeconds * 1000, client.deadline),
     outOfTime: `the probe ran out of time (observationBudget.maxProbeSeconds ${maxProbeSeconds} s)`,
   });
   if (outcome.alive) return undefined;

@@ -5,6 +5,7 @@
  * attempts, one period apart, and stops at the first success. The only network I/O besides the
  * cluster APIs; it never runs unless the model asks for it (`gateway.probe`).
  */
+import { timeoutSignal } from '../util/timeout-signal.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as k8s from '@kubernetes/client-node';
 import {
@@ -98,7 +99,7 @@ export async function probeGateway(plan: ProbePlan, bounds?: ProbeBounds): Promi
     failures = [];
     for (const url of urls) {
       try {
-        const signal = bounds ? AbortSignal.any([bounds.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+        const signal = timeoutSignal(timeoutMs, bounds?.signal);
         const response = await fetch(url, { signal, redirect: 'manual' });
         await response.body?.cancel();
         answered = true;

@@ -8,6 +8,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { DEFAULT_OBSERVATION_BUDGET } from '../../src/model/observation-budget.js';
 import { ClusterClient } from '../../src/observe/cluster-client.js';
 import { ObservationError } from '../../src/observe/observation-error.js';
 
@@ -63,6 +66,27 @@ describe('ClusterClient failures', () => {
     assert.equal(error.failure, 'unreachable');
     assert.match(error.message, /cluster "paris": list services in all namespaces with selector "a=b": no answer within 300 ms/);
     assert.equal(connections, 2);
+  });
+
+  test('a request timeout fires even when garbage collection runs while the request waits (not left to the observation deadline)', async () => {
+    // GIVEN a client with a 300 ms request timeout, one attempt, and an observation deadline of 20 s
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const client = ClusterClient.fromAccess('paris', { kubeconfig: kubeconfig(dir, `https://127.0.0.1:${port}`), context: 'blackhole' }, {
+      requestTimeoutMs: 300, attempts: 1, budget: { ...DEFAULT_OBSERVATION_BUDGET, deadlineSeconds: 20 },
+    });
+    // WHEN the server never answers and collections run all along (an AbortSignal.timeout() that only
+    // AbortSignal.any() refers to is collected by them under Node 20, and never fires)
+    const collecting = setInterval(gc, 20);
+    try {
+      const error = await client.listServices('a=b').then(() => undefined, (e: unknown) => e);
+      // THEN the request's own timeout ends it: unreachable, not over the observation budget
+      assert.ok(error instanceof ObservationError, String(error));
+      assert.equal(error.failure, 'unreachable', error.message);
+      assert.match(error.message, /no answer within 300 ms/);
+    } finally {
+      clearInterval(collecting);
+    }
   });
 
   test('a kubeconfig without the context is a kubeconfig failure naming the context', () => {
