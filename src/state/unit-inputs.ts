@@ -4,7 +4,8 @@
  * rendered from, so that an unchanged digest means unchanged objects.
  *
  * It covers generously rather than exactly: the renderer's version, the unit size limit, the whole
- * fleet definition (any edit of the fleet file renders every unit again), the source's own
+ * fleet definition but for how clusters are reached and observed (any other edit of the fleet file
+ * renders every unit again), the source's own
  * observation and pinned IPs, the observation of every target the family mirrors (all of the
  * source's targets for `shared`), and the planned mirrors themselves (names, modes, what a name
  * clash or a contested gateway port decided). test/unit/incremental-synth.test.ts checks that an
@@ -26,7 +27,7 @@ export class UnitInputs {
   private readonly sources = new Map<string, string>();
 
   constructor(private readonly spec: FleetSpec, private readonly snapshot: FleetSnapshot, private readonly version: string, private readonly maxUnitObjects: number) {
-    this.fleet = digest(canonicalJson(spec));
+    this.fleet = digest(canonicalJson(renderedPartOf(spec)));
   }
 
   /** The digest of family `family` of `source`, holding `units` (its target `target`, or undefined for `shared`). */
@@ -53,6 +54,19 @@ export class UnitInputs {
     if (d === undefined) this.targets.set(target, (d = digest(canonicalJson(this.snapshot.targets[target] ?? null))));
     return d;
   }
+}
+
+/**
+ * The fleet definition without what cannot change a rendered object: how synth reaches each cluster
+ * (`access`: a kubeconfig path may differ from machine to machine, and the lock must not), its
+ * observation budget, the trust-root expiry warning and the staleness limit.
+ */
+function renderedPartOf(spec: FleetSpec): unknown {
+  const { stalenessLimit: _limit, ...rest } = spec;
+  return {
+    ...rest,
+    clusters: spec.clusters.map(({ access: _access, observationBudget: _budget, trustRootExpiryWarningDays: _days, ...cluster }) => cluster),
+  };
 }
 
 function digest(text: string): string {
