@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readTree } from '../../src/emit/read-tree.js';
+import { npmChildEnv } from '../harness/npm-child-env.js';
 
 const REPO = resolve('.');
 const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-package-'));
@@ -24,13 +25,8 @@ let tarball = '';
 /** What `npx mirrorc --help`, `init` and `synth --offline` did in the project (set up once, before every test). */
 let scaffold: { help: SpawnSyncReturns<string>; init: SpawnSyncReturns<string>; synth: SpawnSyncReturns<string> };
 
-/** The environment of a child npm: none of the npm_* variables of the `npm test` that may run this (they name this repository). */
-function childEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-}
-
 function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
-  const r = spawnSync(command, args, { cwd, env: childEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(command, args, { cwd, env: npmChildEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
   return r;
 }
