@@ -11,9 +11,10 @@ import { readLock, renderLockFile } from '../src/observe/lock-file.js';
 import type { FleetSnapshot, ObservedService } from '../src/snapshot/snapshot.js';
 import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
-import { REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
+import { clusterNames, REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
 import type { SynthChildRequest, SynthChildResult } from './synth-child.js';
 import { measureDelivery, type DeliveryMeasurement } from './delivery-bench.js';
+import { copyFluxSource, measureFlux, type FluxMeasurement } from './flux-bench.js';
 import { compareSnapshots, snapshotTree, type TreeSnapshot, type TreeWrites } from './tree-snapshot.js';
 
 /** The kinds of measured run, in the order they run. */
@@ -100,14 +101,14 @@ function logTail(logFile: string, lines = 8): string {
 }
 
 /**
- * Changes one gateway-mode service of the first target in the lock: its first port number + 1.
- * Returns what was changed, for the report.
+ * Changes one gateway-mode service of the first target in the lock (other than `notTarget`): its
+ * first port number + 1. Returns what was changed, for the report.
  */
-export function changeOneService(lockFile: string): string {
+export function changeOneService(lockFile: string, notTarget?: string): string {
   // The unit records stay: the run after this change is an incremental one, as in CI.
   const { snapshot: lock, units } = readLock(lockFile);
   const isGatewayMirror = (s: ObservedService): boolean => s.labels[EXPORTED_LABEL] === EXPORTED_GATEWAY_VALUE && !s.headless && s.ports.length > 0;
-  const found = Object.entries(lock.targets).find(([, t]) => t.services.some(isGatewayMirror));
+  const found = Object.entries(lock.targets).find(([name, t]) => name !== notTarget && t.services.some(isGatewayMirror));
   if (!found) throw new Error(`${lockFile} has no gateway-mode service to change`);
   const [targetName, target] = found;
   const index = target.services.findIndex(isGatewayMirror);
@@ -132,6 +133,11 @@ export interface BenchSynthProps {
   readonly onResult?: (m: SynthMeasurement) => void;
   /** Told the delivery units of the cold run's output (measured before the next run). @default none */
   readonly onDelivery?: (d: DeliveryMeasurement) => void;
+  /**
+   * Run the Flux phase (flux-bench.ts) on this source cluster of a generated fleet after the synth
+   * runs, and tell its figures here. @default no Flux phase
+   */
+  readonly flux?: { readonly source: string; readonly onResult: (f: FluxMeasurement) => void; readonly log?: (line: string) => void };
 }
 
 /** Generates a fleet of `shape` (or uses the example fleet when `shape` is `'example'`) and measures the runs. */
@@ -140,10 +146,14 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
   const repo = shape === 'example' ? exampleRepo(join(props.workDir, 'repo')) : writeGeneratedRepo(join(props.workDir, 'repo'), shape);
   const last = Math.max(...props.runs.map((r) => SYNTH_RUNS.indexOf(r)));
   const results: SynthMeasurement[] = [];
+  // The Flux phase's source (dist/c01 by default) must mirror the changed service: change another cluster's.
+  const notTarget = shape === 'example' ? undefined : (props.flux?.source ?? clusterNames(shape.clusters)[0]);
+  const fluxCold = join(props.workDir, 'flux-cold');
+  const succeeded = new Set<SynthRun>();
   try {
     let before = snapshotTree(repo.dir);
     for (const run of SYNTH_RUNS.slice(0, last + 1)) {
-      const note = run === 'onechange' ? changeOneService(repo.lockFile) : undefined;
+      const note = run === 'onechange' ? changeOneService(repo.lockFile, notTarget) : undefined;
       if (note !== undefined) before = snapshotTree(repo.dir, before);
       const logFile = join(props.workDir, `${run}.log`);
       const m = await measureRun(repo, logFile, before);
@@ -153,11 +163,26 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
         props.onResult?.(measurement);
       }
       if (measurement.exitCode !== 0) break;
+      succeeded.add(run);
       if (run === 'cold' && props.onDelivery) props.onDelivery(measureDelivery(size, repo.outDir));
+      if (run === 'cold' && props.flux) copyFluxSource(repo.dir, props.flux.source, fluxCold);
       before = m.after;
     }
+    // After every synth run, so that the API server and the controller do not share the machine with them.
+    if (props.flux && succeeded.has('cold')) {
+      props.flux.onResult(await measureFlux({
+        size,
+        source: props.flux.source,
+        coldRoot: fluxCold,
+        ...(succeeded.has('onechange') ? { changedRoot: repo.dir } : {}),
+        ...(props.flux.log ? { log: props.flux.log } : {}),
+      }));
+    }
   } finally {
-    if (!props.keep) rmSync(join(props.workDir, 'repo'), { recursive: true, force: true });
+    if (!props.keep) {
+      rmSync(join(props.workDir, 'repo'), { recursive: true, force: true });
+      rmSync(fluxCold, { recursive: true, force: true });
+    }
   }
   return results;
 }
