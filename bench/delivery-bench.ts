@@ -85,9 +85,3 @@ export function deliveryTable(results: readonly DeliveryMeasurement[]): string {
   const header = ['size', 'largest unit', 'units', 'max units/cluster', 'largest unit objects', 'kustomize build s'];
   return formatTable(header, results.map((d) => [d.size, d.largest, count(d.units), count(d.maxUnitsPerCluster), count(d.largestObjects), d.kustomizeMs === undefined ? `- (${d.kustomizeError ?? '?'})` : seconds(d.kustomizeMs)]));
 }
-
-/** The issue's delivery target, per fleet. */
-export function deliveryTargets(results: readonly DeliveryMeasurement[]): string[] {
-  return results.filter((d) => d.kustomizeMs !== undefined).map((d) =>
-    `${d.kustomizeMs! < 5000 ? 'MET    ' : 'NOT MET'} ${d.size} every delivery unit renders with kustomize in < 5 s: largest ${d.largest} (${count(d.largestObjects)} objects) ${seconds(d.kustomizeMs)} s`);
-}

@@ -1,7 +1,7 @@
 /**
  * Offline synth of one generated fleet, measured: cold (empty dist/), no change (the same lock
  * again), and one changed service (one port in the lock). Each run is a child process
- * (synth-child.ts); files written are found by comparing snapshots of the repository.
+ * (synth-child.mjs), running the compiled code (lib/) unless `code` is 'tsx'; files written are found by comparing snapshots of the repository.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +12,8 @@ import type { FleetSnapshot, ObservedService } from '../src/snapshot/snapshot.js
 import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
 import { clusterNames, REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
-import type { SynthChildRequest, SynthChildResult } from './synth-child.js';
+import type { SynthChildRequest, SynthChildResult } from './synth-child-protocol.js';
+import { runSynthModule, type SynthCode } from './compiled-lib.js';
 import { measureDelivery, type DeliveryMeasurement } from './delivery-bench.js';
 import { copyFluxSource, measureFlux, type FluxMeasurement } from './flux-bench.js';
 import { compareSnapshots, snapshotTree, type TreeSnapshot, type TreeWrites } from './tree-snapshot.js';
@@ -32,7 +33,7 @@ export interface SynthMeasurement {
   readonly wallMs: number;
   readonly cpuMs: number;
   readonly peakRssMiB: number;
-  /** Node + tsx + module loading before runSynth, ms. */
+  /** Node (+ tsx with --tsx) and module loading before runSynth, ms. */
   readonly startupMs: number;
   readonly synthMs: number;
   readonly stages: Readonly<Record<string, number>>;
@@ -42,17 +43,17 @@ export interface SynthMeasurement {
 }
 
 const TSX_LOADER = import.meta.resolve('tsx');
-const CHILD = join(import.meta.dirname, 'synth-child.ts');
+const CHILD = join(import.meta.dirname, 'synth-child.mjs');
 
 /** Runs one synth child in `repo` and measures it; `stderr` of synth goes to `<logDir>/<label>.log`. */
-async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnapshot): Promise<{ child: SynthChildResult | undefined; exitCode: number | null; wallMs: number; after: TreeSnapshot }> {
+async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnapshot, code: SynthCode): Promise<{ child: SynthChildResult | undefined; exitCode: number | null; wallMs: number; after: TreeSnapshot }> {
   const resultFile = join(repo.dir, '..', 'child-result.json');
   rmSync(resultFile, { force: true });
-  const request: SynthChildRequest = { fleetFile: repo.fleetFile, lockFile: repo.lockFile, outDir: repo.outDir, resultFile };
+  const request: SynthChildRequest = { runSynthModule: runSynthModule(code), fleetFile: repo.fleetFile, lockFile: repo.lockFile, outDir: repo.outDir, resultFile };
   const log = openSync(logFile, 'w');
   const started = performance.now();
   const exitCode = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, CHILD, JSON.stringify(request)], {
+    const child = spawn(process.execPath, [...(code === 'tsx' ? ['--import', TSX_LOADER] : []), CHILD, JSON.stringify(request)], {
       cwd: repo.dir,
       // NODE_OPTIONS (e.g. --max-old-space-size) reaches the child as it is.
       env: process.env,
@@ -127,6 +128,8 @@ export interface BenchSynthProps {
   readonly workDir: string;
   /** Runs to report; a run's predecessors run too (unreported) when left out. */
   readonly runs: readonly SynthRun[];
+  /** Which code the synth child runs: compiled lib/ (as `npm run synth`; see compiled-lib.ts) or the sources through tsx. @default 'compiled' */
+  readonly code?: SynthCode;
   /** Keep the generated repository. @default false */
   readonly keep?: boolean;
   /** Told each measurement as soon as it exists. @default none */
@@ -156,7 +159,7 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
       const note = run === 'onechange' ? changeOneService(repo.lockFile, notTarget) : undefined;
       if (note !== undefined) before = snapshotTree(repo.dir, before);
       const logFile = join(props.workDir, `${run}.log`);
-      const m = await measureRun(repo, logFile, before);
+      const m = await measureRun(repo, logFile, before, props.code ?? 'compiled');
       const measurement = toMeasurement(size, run, m, before, logFile, note);
       if (props.runs.includes(run)) {
         results.push(measurement);

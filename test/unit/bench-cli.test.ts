@@ -1,7 +1,7 @@
 /** `npm run bench -- --dir <dir>`: a missing scratch folder is created; one that cannot be is a clear error, not a stack. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -28,6 +28,28 @@ test('bench --dir: a folder that does not exist is created; a file there is exit
     assert.equal(blocked.status, 2);
     assert.match(blocked.stderr, /^error: --dir .*file\/sub cannot be created/m);
     assert.doesNotMatch(blocked.stderr, /^\s+at /m);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test('bench runs synth from the compiled lib/ by default and from the sources with --tsx; a bad --flux-size is exit 2', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-bench-code-'));
+  try {
+    // GIVEN the smallest fleet WHEN it runs once compiled and once with --tsx
+    const compiled = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--json', join(scratch, 'compiled.json')]);
+    const sources = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--tsx', '--json', join(scratch, 'tsx.json')]);
+    const badFlux = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--flux-size', '3x1']);
+    // THEN both synthesise, each says which code it ran, the JSON records it; no Flux phase for a size other than 10x250
+    assert.equal(compiled.status, 0, compiled.stderr);
+    assert.match(compiled.stdout, /^synth: +the compiled code \(lib\/pipeline\/run-synth\.js\)/m);
+    assert.equal(JSON.parse(readFileSync(join(scratch, 'compiled.json'), 'utf8')).code, 'compiled');
+    assert.equal(sources.status, 0, sources.stderr);
+    assert.match(sources.stdout, /^synth: +the TypeScript sources through tsx/m);
+    assert.equal(JSON.parse(readFileSync(join(scratch, 'tsx.json'), 'utf8')).code, 'tsx');
+    assert.doesNotMatch(compiled.stdout, /Flux reconcile/);
+    assert.equal(badFlux.status, 2);
+    assert.match(badFlux.stderr, /^error: --flux-size 3x1 is not one of --sizes \(2x1\)/m);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
