@@ -109,13 +109,13 @@ function fluxPaths(source: string): string[] {
 }
 
 /** A unit Kustomization as synth generated it. */
-interface UnitSpec {
+export interface UnitSpec {
   readonly name: string;
   /** `dist/<source>/<unit>` */
   readonly path: string;
 }
 
-function unitSpecs(root: string, source: string): UnitSpec[] {
+export function unitSpecs(root: string, source: string): UnitSpec[] {
   const dir = join(root, 'delivery/flux', source, 'units');
   return readdirSync(dir).filter((f) => f !== 'kustomization.yaml' && f.endsWith('.yaml')).sort().map((f) => {
     const k = parse(readFileSync(join(dir, f), 'utf8')) as { metadata: { name: string }; spec: { path: string } };
@@ -157,10 +157,15 @@ function mirrorNamespaces(root: string, source: string): string[] {
  * come and go; the bench creates them first (not timed) so that the timing is Flux's, not a
  * collision's. Flux adopts them on apply (server-side apply, forced).
  */
-function pinnedServices(root: string, source: string): unknown[] {
+export function pinnedServices(root: string, source: string): unknown[] {
   const dir = join(root, 'dist', source);
   return objectFiles(dir).filter((f) => /(^|\/)service-[^/]*\.yaml$/.test(f)).map((f) => parse(readFileSync(join(dir, f), 'utf8')) as { kind: string; spec?: { clusterIP?: string } })
     .filter((o) => o.kind === 'Service' && o.spec?.clusterIP !== undefined && o.spec.clusterIP !== 'None');
+}
+
+/** The unit Kustomizations whose folder holds one of `files` (relative to `dist/<source>`). */
+export function unitsHolding(units: readonly UnitSpec[], source: string, files: readonly string[]): string[] {
+  return units.filter((u) => files.some((f) => `dist/${source}/${f}`.startsWith(`${u.path}/`))).map((u) => u.name);
 }
 
 function isReadyAt(k: LiveKustomization, revision: string): boolean {
@@ -364,7 +369,7 @@ export async function measureFlux(input: FluxPhaseInput): Promise<FluxMeasuremen
     // (b) one change → ready: what the one-change run changed in dist/<source>.
     const diff = compareSnapshots(snapshotTree(join(coldRoot, 'dist', source)), snapshotTree(join(input.changedRoot, 'dist', source)), Number.MAX_SAFE_INTEGER);
     const changedFiles = diff.changedPaths.filter((p) => p.endsWith('.yaml') && !p.endsWith('kustomization.yaml'));
-    const changedUnits = units.filter((u) => changedFiles.some((f) => `dist/${source}/${f}`.startsWith(`${u.path}/`))).map((u) => u.name);
+    const changedUnits = unitsHolding(units, source, changedFiles);
     if (changedFiles.length === 0 || changedUnits.length === 0) {
       return { ...result, error: `the one-change run changed nothing in dist/${source} that a unit holds (${diff.changedPaths.slice(0, 3).join(', ') || 'no file'})` };
     }

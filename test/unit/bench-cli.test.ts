@@ -54,3 +54,22 @@ test('bench runs synth from the compiled lib/ by default and from the sources wi
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+test('bench from a clean clone without the test binaries: the Flux phase and the kustomize timing say how to build them, the synth runs still run, nothing is built', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-bench-nobins-'));
+  try {
+    // GIVEN a binary cache that holds nothing (and no KUBE_TEST_ASSETS / FLUX_TEST_ASSETS / KUBECTL)
+    const env: NodeJS.ProcessEnv = { ...process.env, KUBE_TEST_BINS_CACHE: join(scratch, 'empty-cache') };
+    for (const k of ['KUBE_TEST_ASSETS', 'FLUX_TEST_ASSETS', 'KUBECTL']) delete env[k];
+    // WHEN the bench runs a size with the Flux phase
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/main.ts', '--dir', scratch, '--no-example', '--sizes', '2x1', '--flux-size', '2x1', '--runs', 'cold'], { encoding: 'utf8', env });
+    // THEN it succeeds, says how to build them, and built nothing into the cache
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^2x1 +cold +0 /m);
+    assert.match(r.stdout, /^Flux reconcile: skipped: .*run bash test\/harness\/build-kube-bins\.sh and bash test\/harness\/build-flux-controller\.sh/m);
+    assert.match(r.stdout, /kubectl not built: run bash test\/harness\/build-kube-bins\.sh/);
+    assert.ok(!existsSync(join(scratch, 'empty-cache')) || readdirSync(join(scratch, 'empty-cache')).every((f) => f.startsWith('.')), 'nothing built');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
