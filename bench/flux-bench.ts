@@ -406,7 +406,11 @@ export async function measureFlux(input: FluxPhaseInput): Promise<FluxMeasuremen
     return { ...result, error: (e as Error).message };
   } finally {
     // The controller's log goes with the fleet's temp dir; MIRRORC_BENCH_FLUX_LOG keeps a copy.
-    if (controller && process.env.MIRRORC_BENCH_FLUX_LOG) cpSync(controller.logFile, process.env.MIRRORC_BENCH_FLUX_LOG);
+    try {
+      if (controller && process.env.MIRRORC_BENCH_FLUX_LOG) cpSync(controller.logFile, process.env.MIRRORC_BENCH_FLUX_LOG);
+    } catch (e) {
+      log(`bench: MIRRORC_BENCH_FLUX_LOG: ${(e as Error).message}`);
+    }
     await controller?.stop().catch(() => undefined);
     await fleet?.stop().catch(() => undefined);
   }
