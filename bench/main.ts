@@ -9,15 +9,25 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchObserve, observeTable, observeTargets, type ObserveMeasurement } from './observe-bench.js';
-import { benchSynth, SYNTH_RUNS, type SynthMeasurement, type SynthRun } from './run-synth-bench.js';
-import { synthTable, synthTargets } from './synth-table.js';
-import { deliveryTable, deliveryTargets, type DeliveryMeasurement } from './delivery-bench.js';
+import { benchSynth, SYNTH_RUNS, type SynthMeasurement } from './run-synth-bench.js';
+import { fluxSize, parseRuns, parseSizes, positiveInt, sizeLabel, UsageError } from './bench-options.js';
+import { fluxBinariesMissing, fluxTable, type FluxMeasurement } from './flux-bench.js';
+import { clusterNames } from './generate-fleet.js';
+import { CompiledLibError, ensureCompiledLib, type SynthCode } from './compiled-lib.js';
+import { synthTable } from './synth-table.js';
+import { targetLines } from './bench-targets.js';
+import { deliveryTable, type DeliveryMeasurement } from './delivery-bench.js';
 
 const USAGE = `usage: npm run bench -- [options]
 
   --sizes <NxS,...>   generated fleets: N clusters in full mesh x S services each (default 5x100,10x250,20x250,20x500)
   --runs <list>       of cold,nochange,onechange (default all three)
   --no-example        skip the repository's example fleet (clusters/fleet.ts)
+  --flux-size <NxS>   one of --sizes whose first cluster's units the real Flux kustomize-controller
+                      reconciles after the synth runs (default 10x250 when that size runs)
+  --no-flux           no Flux phase
+  --tsx               run synth from the TypeScript sources through tsx (default: the compiled
+                      lib/, as npm run synth does; rebuilt first when src/ changed)
   --observe           instead: live observation of real API servers next to kubectl get
   --targets <K>       live mode: API servers (default 2)
   --services <S>      live mode: services per API server (default 200)
@@ -28,28 +38,6 @@ const USAGE = `usage: npm run bench -- [options]
   -h, --help          show this help`;
 
 const DEFAULT_SIZES = '5x100,10x250,20x250,20x500';
-
-function parseSizes(text: string): { clusters: number; services: number }[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => {
-    const m = /^(\d+)x(\d+)$/.exec(s);
-    if (!m || Number(m[1]) < 2 || Number(m[2]) < 1) throw new UsageError(`--sizes: "${s}" is not NxS with N >= 2 clusters and S >= 1 services`);
-    return { clusters: Number(m[1]), services: Number(m[2]) };
-  });
-}
-
-function parseRuns(text: string): SynthRun[] {
-  const runs = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  for (const r of runs) if (!(SYNTH_RUNS as readonly string[]).includes(r)) throw new UsageError(`--runs: "${r}" is none of ${SYNTH_RUNS.join(', ')}`);
-  return runs as SynthRun[];
-}
-
-function positiveInt(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive whole number, not "${text}"`);
-  return n;
-}
-
-class UsageError extends Error {}
 
 /** The scratch directory: `--dir`, created when missing, or the OS temp dir. */
 function scratchDir(dir: string | undefined): string {
@@ -87,6 +75,9 @@ async function main(argv: string[]): Promise<number> {
       sizes: { type: 'string', default: DEFAULT_SIZES },
       runs: { type: 'string', default: SYNTH_RUNS.join(',') },
       'no-example': { type: 'boolean', default: false },
+      'flux-size': { type: 'string' },
+      'no-flux': { type: 'boolean', default: false },
+      tsx: { type: 'boolean', default: false },
       observe: { type: 'boolean', default: false },
       targets: { type: 'string', default: '2' },
       services: { type: 'string', default: '200' },
@@ -106,10 +97,17 @@ async function main(argv: string[]): Promise<number> {
   const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
   out(`machine: ${before.cpus}, ${before.memory}, Node ${before.node}`);
   out(`before:  ${before.uptime}`);
+  const code: SynthCode = values.tsx ? 'tsx' : 'compiled';
+  if (!values.observe) {
+    if (code === 'compiled') ensureCompiledLib((line) => process.stderr.write(`${line}\n`));
+    out(`synth:   ${code === 'compiled' ? 'the compiled code (lib/pipeline/run-synth.js), as npm run synth runs it' : 'the TypeScript sources through tsx (--tsx)'}`);
+  }
   const workRoot = mkdtempSync(join(scratchDir(values.dir), 'mirrorc-bench-'));
   let synth: SynthMeasurement[] = [];
   let observe: ObserveMeasurement[] = [];
   const delivery: DeliveryMeasurement[] = [];
+  const flux: FluxMeasurement[] = [];
+  let fluxSkipped: string | undefined;
   try {
     if (values.observe) {
       const shape = { targets: positiveInt('targets', values.targets), services: positiveInt('services', values.services), seed };
@@ -123,6 +121,11 @@ async function main(argv: string[]): Promise<number> {
       const sizes = parseSizes(values.sizes);
       const runs = parseRuns(values.runs);
       const shapes = [...(values['no-example'] ? [] : ['example' as const]), ...sizes.map((s) => ({ ...s, seed }))];
+      let fluxFor = fluxSize(sizes, values['flux-size'], values['no-flux']);
+      if (fluxFor !== undefined) {
+        fluxSkipped = fluxBinariesMissing();
+        if (fluxSkipped !== undefined) fluxFor = undefined;
+      }
       for (const [i, shape] of shapes.entries()) {
         const label = shape === 'example' ? 'example fleet' : `${shape.clusters}x${shape.services}`;
         process.stderr.write(`bench: ${label}: generating and running ${runs.join(', ')}...\n`);
@@ -130,9 +133,13 @@ async function main(argv: string[]): Promise<number> {
         synth.push(...(await benchSynth(shape, {
           workDir,
           runs,
+          code,
           keep: values.keep,
           onResult: (m) => process.stderr.write(`bench: ${m.size} ${m.run}: exit ${m.exitCode}, ${(m.wallMs / 1000).toFixed(2)} s wall, ${m.writes.written} files written${m.error ? `: ${m.error}` : ''}\n`),
           onDelivery: (d) => delivery.push(d),
+          ...(shape !== 'example' && sizeLabel(shape) === fluxFor
+            ? { flux: { source: clusterNames(shape.clusters)[0]!, onResult: (f: FluxMeasurement) => flux.push(f), log: (line: string) => process.stderr.write(`${line}\n`) } }
+            : {}),
         })));
       }
       out();
@@ -141,8 +148,18 @@ async function main(argv: string[]): Promise<number> {
       out('delivery units (docs/delivery-units.md): the largest unit of each fleet, rendered by kubectl kustomize (kustomize v5.8.1):');
       out(deliveryTable(delivery));
       out();
-      out('targets (issues 9 and 18; printed, not asserted):');
-      for (const line of [...synthTargets(synth), ...deliveryTargets(delivery)]) out(`  ${line}`);
+      if (flux.length > 0) {
+        out(`Flux reconcile (real kustomize-controller v1.9.6 and kube-apiserver on 127.0.0.1; one source's units; docs/benchmark.md "Flux phase"):`);
+        out(fluxTable(flux));
+        for (const f of flux.filter((x) => x.firstError !== undefined)) out(`  ${f.size} first controller error: ${f.firstError!.slice(0, 300)}`);
+        for (const f of flux.filter((x) => x.error !== undefined)) out(`  ${f.size} flux: ${f.error!.split('\n')[0]}`);
+        out();
+      } else if (fluxSkipped !== undefined) {
+        out(`Flux reconcile: skipped: ${fluxSkipped}`);
+        out();
+      }
+      out('targets (printed, never asserted; docs/benchmark.md "Targets"):');
+      for (const line of targetLines(synth, delivery)) out(line);
     }
   } finally {
     if (!values.keep) rmSync(workRoot, { recursive: true, force: true });
@@ -151,10 +168,10 @@ async function main(argv: string[]): Promise<number> {
   const after = machine();
   out(`after:   ${after.uptime}`);
   if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify({ machine: { ...before, uptimeAfter: after.uptime }, synth, delivery, observe }, null, 2)}\n`);
+    writeFileSync(values.json, `${JSON.stringify({ machine: { ...before, uptimeAfter: after.uptime }, code, synth, delivery, flux, ...(fluxSkipped !== undefined ? { fluxSkipped } : {}), observe }, null, 2)}\n`);
     out(`results: ${values.json}`);
   }
-  const failed = synth.some((m) => m.exitCode !== 0) || observe.some((m) => m.error !== undefined);
+  const failed = synth.some((m) => m.exitCode !== 0) || observe.some((m) => m.error !== undefined) || flux.some((f) => f.error !== undefined);
   return failed ? 1 : 0;
 }
 
@@ -164,6 +181,10 @@ main(process.argv.slice(2)).then(
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`error: ${(e as Error).message}\n\n${USAGE}\n`);
       process.exit(2);
+    }
+    if (e instanceof CompiledLibError) {
+      process.stderr.write(`error: ${e.message}\n`);
+      process.exit(1);
     }
     if ((e as Error).name === 'KubeFleetUnavailableError') {
       process.stderr.write(`error: the live mode needs real API servers, which could not start: ${(e as Error).message}\n` +

@@ -1,7 +1,7 @@
 /**
  * Offline synth of one generated fleet, measured: cold (empty dist/), no change (the same lock
  * again), and one changed service (one port in the lock). Each run is a child process
- * (synth-child.ts); files written are found by comparing snapshots of the repository.
+ * (synth-child.mjs), running the compiled code (lib/) unless `code` is 'tsx'; files written are found by comparing snapshots of the repository.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -11,9 +11,11 @@ import { readLock, renderLockFile } from '../src/observe/lock-file.js';
 import type { FleetSnapshot, ObservedService } from '../src/snapshot/snapshot.js';
 import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
-import { REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
-import type { SynthChildRequest, SynthChildResult } from './synth-child.js';
+import { clusterNames, REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
+import type { SynthChildRequest, SynthChildResult } from './synth-child-protocol.js';
+import { runSynthModule, type SynthCode } from './compiled-lib.js';
 import { measureDelivery, type DeliveryMeasurement } from './delivery-bench.js';
+import { copyFluxSource, measureFlux, type FluxMeasurement } from './flux-bench.js';
 import { compareSnapshots, snapshotTree, type TreeSnapshot, type TreeWrites } from './tree-snapshot.js';
 
 /** The kinds of measured run, in the order they run. */
@@ -31,7 +33,7 @@ export interface SynthMeasurement {
   readonly wallMs: number;
   readonly cpuMs: number;
   readonly peakRssMiB: number;
-  /** Node + tsx + module loading before runSynth, ms. */
+  /** Node (+ tsx with --tsx) and module loading before runSynth, ms. */
   readonly startupMs: number;
   readonly synthMs: number;
   readonly stages: Readonly<Record<string, number>>;
@@ -41,17 +43,17 @@ export interface SynthMeasurement {
 }
 
 const TSX_LOADER = import.meta.resolve('tsx');
-const CHILD = join(import.meta.dirname, 'synth-child.ts');
+const CHILD = join(import.meta.dirname, 'synth-child.mjs');
 
 /** Runs one synth child in `repo` and measures it; `stderr` of synth goes to `<logDir>/<label>.log`. */
-async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnapshot): Promise<{ child: SynthChildResult | undefined; exitCode: number | null; wallMs: number; after: TreeSnapshot }> {
+async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnapshot, code: SynthCode): Promise<{ child: SynthChildResult | undefined; exitCode: number | null; wallMs: number; after: TreeSnapshot }> {
   const resultFile = join(repo.dir, '..', 'child-result.json');
   rmSync(resultFile, { force: true });
-  const request: SynthChildRequest = { fleetFile: repo.fleetFile, lockFile: repo.lockFile, outDir: repo.outDir, resultFile };
+  const request: SynthChildRequest = { runSynthModule: runSynthModule(code), fleetFile: repo.fleetFile, lockFile: repo.lockFile, outDir: repo.outDir, resultFile };
   const log = openSync(logFile, 'w');
   const started = performance.now();
   const exitCode = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, CHILD, JSON.stringify(request)], {
+    const child = spawn(process.execPath, [...(code === 'tsx' ? ['--import', TSX_LOADER] : []), CHILD, JSON.stringify(request)], {
       cwd: repo.dir,
       // NODE_OPTIONS (e.g. --max-old-space-size) reaches the child as it is.
       env: process.env,
@@ -100,14 +102,14 @@ function logTail(logFile: string, lines = 8): string {
 }
 
 /**
- * Changes one gateway-mode service of the first target in the lock: its first port number + 1.
- * Returns what was changed, for the report.
+ * Changes one gateway-mode service of the first target in the lock (other than `notTarget`): its
+ * first port number + 1. Returns what was changed, for the report.
  */
-export function changeOneService(lockFile: string): string {
+export function changeOneService(lockFile: string, notTarget?: string): string {
   // The unit records stay: the run after this change is an incremental one, as in CI.
   const { snapshot: lock, units } = readLock(lockFile);
   const isGatewayMirror = (s: ObservedService): boolean => s.labels[EXPORTED_LABEL] === EXPORTED_GATEWAY_VALUE && !s.headless && s.ports.length > 0;
-  const found = Object.entries(lock.targets).find(([, t]) => t.services.some(isGatewayMirror));
+  const found = Object.entries(lock.targets).find(([name, t]) => name !== notTarget && t.services.some(isGatewayMirror));
   if (!found) throw new Error(`${lockFile} has no gateway-mode service to change`);
   const [targetName, target] = found;
   const index = target.services.findIndex(isGatewayMirror);
@@ -126,12 +128,19 @@ export interface BenchSynthProps {
   readonly workDir: string;
   /** Runs to report; a run's predecessors run too (unreported) when left out. */
   readonly runs: readonly SynthRun[];
+  /** Which code the synth child runs: compiled lib/ (as `npm run synth`; see compiled-lib.ts) or the sources through tsx. @default 'compiled' */
+  readonly code?: SynthCode;
   /** Keep the generated repository. @default false */
   readonly keep?: boolean;
   /** Told each measurement as soon as it exists. @default none */
   readonly onResult?: (m: SynthMeasurement) => void;
   /** Told the delivery units of the cold run's output (measured before the next run). @default none */
   readonly onDelivery?: (d: DeliveryMeasurement) => void;
+  /**
+   * Run the Flux phase (flux-bench.ts) on this source cluster of a generated fleet after the synth
+   * runs, and tell its figures here. @default no Flux phase
+   */
+  readonly flux?: { readonly source: string; readonly onResult: (f: FluxMeasurement) => void; readonly log?: (line: string) => void };
 }
 
 /** Generates a fleet of `shape` (or uses the example fleet when `shape` is `'example'`) and measures the runs. */
@@ -140,24 +149,43 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
   const repo = shape === 'example' ? exampleRepo(join(props.workDir, 'repo')) : writeGeneratedRepo(join(props.workDir, 'repo'), shape);
   const last = Math.max(...props.runs.map((r) => SYNTH_RUNS.indexOf(r)));
   const results: SynthMeasurement[] = [];
+  // The Flux phase's source (dist/c01 by default) must mirror the changed service: change another cluster's.
+  const notTarget = shape === 'example' ? undefined : (props.flux?.source ?? clusterNames(shape.clusters)[0]);
+  const fluxCold = join(props.workDir, 'flux-cold');
+  const succeeded = new Set<SynthRun>();
   try {
     let before = snapshotTree(repo.dir);
     for (const run of SYNTH_RUNS.slice(0, last + 1)) {
-      const note = run === 'onechange' ? changeOneService(repo.lockFile) : undefined;
+      const note = run === 'onechange' ? changeOneService(repo.lockFile, notTarget) : undefined;
       if (note !== undefined) before = snapshotTree(repo.dir, before);
       const logFile = join(props.workDir, `${run}.log`);
-      const m = await measureRun(repo, logFile, before);
+      const m = await measureRun(repo, logFile, before, props.code ?? 'compiled');
       const measurement = toMeasurement(size, run, m, before, logFile, note);
       if (props.runs.includes(run)) {
         results.push(measurement);
         props.onResult?.(measurement);
       }
       if (measurement.exitCode !== 0) break;
+      succeeded.add(run);
       if (run === 'cold' && props.onDelivery) props.onDelivery(measureDelivery(size, repo.outDir));
+      if (run === 'cold' && props.flux) copyFluxSource(repo.dir, props.flux.source, fluxCold);
       before = m.after;
     }
+    // After every synth run, so that the API server and the controller do not share the machine with them.
+    if (props.flux && succeeded.has('cold')) {
+      props.flux.onResult(await measureFlux({
+        size,
+        source: props.flux.source,
+        coldRoot: fluxCold,
+        ...(succeeded.has('onechange') ? { changedRoot: repo.dir } : {}),
+        ...(props.flux.log ? { log: props.flux.log } : {}),
+      }));
+    }
   } finally {
-    if (!props.keep) rmSync(join(props.workDir, 'repo'), { recursive: true, force: true });
+    if (!props.keep) {
+      rmSync(join(props.workDir, 'repo'), { recursive: true, force: true });
+      rmSync(fluxCold, { recursive: true, force: true });
+    }
   }
   return results;
 }

@@ -6,6 +6,7 @@
 #
 #   FLUX_TEST_ASSETS      use a directory already holding an executable kustomize-controller and a
 #                         crds/ folder; nothing is built (Go is then not needed)
+#   KUBE_TEST_BINS_CHECK_ONLY  when set: print the folder if already built, else exit 3 without building
 #   KUBE_TEST_BINS_CACHE  cache root (default: $XDG_CACHE_HOME/kube-test-bins or ~/.cache/kube-test-bins)
 #   FLUX_KC_VERSION       kustomize-controller version to build (default below)
 #
@@ -36,6 +37,7 @@ export GOTOOLCHAIN=local CGO_ENABLED=0
 cached() { need_assets "$OUT"; }
 # The cache check comes first: a cached controller needs no Go.
 if cached; then echo "$OUT"; exit 0; fi
+if [ -n "${KUBE_TEST_BINS_CHECK_ONLY:-}" ]; then echo "kustomize-controller not built in $OUT: run bash $0" >&2; exit 3; fi
 
 command -v go >/dev/null || { echo "go is not installed: the Flux tests build kustomize-controller with Go (or set FLUX_TEST_ASSETS)" >&2; exit 1; }
 

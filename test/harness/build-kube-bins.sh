@@ -4,6 +4,7 @@
 #
 #   KUBE_TEST_ASSETS      use binaries already there (kube-apiserver, etcd, kubectl); nothing is built
 #                         (Go is then not needed)
+#   KUBE_TEST_BINS_CHECK_ONLY  when set: print the folder if already built, else exit 3 without building
 #   KUBE_TEST_BINS_CACHE  cache root (default: $XDG_CACHE_HOME/kube-test-bins or ~/.cache/kube-test-bins)
 #   K8S_VERSION           k8s.io/kubernetes version to build (default below)
 set -euo pipefail
@@ -30,6 +31,7 @@ cached() {
 }
 # The cache check comes first: cached binaries need no Go.
 if cached; then echo "$OUT"; exit 0; fi
+if [ -n "${KUBE_TEST_BINS_CHECK_ONLY:-}" ]; then echo "kube-apiserver, etcd and kubectl not built in $OUT: run bash $0" >&2; exit 3; fi
 
 command -v go >/dev/null || { echo "go is not installed: the test harness builds kube-apiserver and etcd with Go (or set KUBE_TEST_ASSETS)" >&2; exit 1; }
 

@@ -1,7 +1,7 @@
 /** `npm run bench -- --dir <dir>`: a missing scratch folder is created; one that cannot be is a clear error, not a stack. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -28,6 +28,47 @@ test('bench --dir: a folder that does not exist is created; a file there is exit
     assert.equal(blocked.status, 2);
     assert.match(blocked.stderr, /^error: --dir .*file\/sub cannot be created/m);
     assert.doesNotMatch(blocked.stderr, /^\s+at /m);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test('bench runs synth from the compiled lib/ by default and from the sources with --tsx; a bad --flux-size is exit 2', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-bench-code-'));
+  try {
+    // GIVEN the smallest fleet WHEN it runs once compiled and once with --tsx
+    const compiled = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--json', join(scratch, 'compiled.json')]);
+    const sources = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--tsx', '--json', join(scratch, 'tsx.json')]);
+    const badFlux = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--flux-size', '3x1']);
+    // THEN both synthesise, each says which code it ran, the JSON records it; no Flux phase for a size other than 10x250
+    assert.equal(compiled.status, 0, compiled.stderr);
+    assert.match(compiled.stdout, /^synth: +the compiled code \(lib\/pipeline\/run-synth\.js\)/m);
+    assert.equal(JSON.parse(readFileSync(join(scratch, 'compiled.json'), 'utf8')).code, 'compiled');
+    assert.equal(sources.status, 0, sources.stderr);
+    assert.match(sources.stdout, /^synth: +the TypeScript sources through tsx/m);
+    assert.equal(JSON.parse(readFileSync(join(scratch, 'tsx.json'), 'utf8')).code, 'tsx');
+    assert.doesNotMatch(compiled.stdout, /Flux reconcile/);
+    assert.equal(badFlux.status, 2);
+    assert.match(badFlux.stderr, /^error: --flux-size 3x1 is not one of --sizes \(2x1\)/m);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test('bench from a clean clone without the test binaries: the Flux phase and the kustomize timing say how to build them, the synth runs still run, nothing is built', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-bench-nobins-'));
+  try {
+    // GIVEN a binary cache that holds nothing (and no KUBE_TEST_ASSETS / FLUX_TEST_ASSETS / KUBECTL)
+    const env: NodeJS.ProcessEnv = { ...process.env, KUBE_TEST_BINS_CACHE: join(scratch, 'empty-cache') };
+    for (const k of ['KUBE_TEST_ASSETS', 'FLUX_TEST_ASSETS', 'KUBECTL']) delete env[k];
+    // WHEN the bench runs a size with the Flux phase
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/main.ts', '--dir', scratch, '--no-example', '--sizes', '2x1', '--flux-size', '2x1', '--runs', 'cold'], { encoding: 'utf8', env });
+    // THEN it succeeds, says how to build them, and built nothing into the cache
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^2x1 +cold +0 /m);
+    assert.match(r.stdout, /^Flux reconcile: skipped: .*run bash test\/harness\/build-kube-bins\.sh and bash test\/harness\/build-flux-controller\.sh/m);
+    assert.match(r.stdout, /kubectl not built: run bash test\/harness\/build-kube-bins\.sh/);
+    assert.ok(!existsSync(join(scratch, 'empty-cache')) || readdirSync(join(scratch, 'empty-cache')).every((f) => f.startsWith('.')), 'nothing built');
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,0 +1,70 @@
+/** The benchmark's target lines (issue 18) and its --flux-size option: evaluated from given figures, no timing. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { doubleInputLines, meshMirrors, targetLines } from '../../bench/bench-targets.js';
+import { fluxSize, parseSizes, UsageError } from '../../bench/bench-options.js';
+import type { SynthMeasurement, SynthRun } from '../../bench/run-synth-bench.js';
+import type { DeliveryMeasurement } from '../../bench/delivery-bench.js';
+
+function run(size: string, kind: SynthRun, wallS: number, cpuS: number, extra: Partial<SynthMeasurement> = {}): SynthMeasurement {
+  return {
+    size, run: kind, exitCode: 0, wallMs: wallS * 1000, cpuMs: cpuS * 1000, peakRssMiB: 500, startupMs: 100, synthMs: wallS * 900, stages: {},
+    writes: { written: 0, bytes: 0, changed: 0, files: 1000, changedPaths: [] }, ...extra,
+  };
+}
+
+const line = (lines: readonly string[], re: RegExp): string => {
+  const found = lines.find((l) => re.test(l));
+  assert.ok(found, `no line matches ${re}:\n${lines.join('\n')}`);
+  return found;
+};
+
+test('GIVEN 20x500 figures WHEN the targets are evaluated THEN each of the issue\'s targets gets its verdict from its own figure, and a run not made is NOT MEASURED', () => {
+  const synth = [
+    run('20x500', 'nochange', 2.5, 2.0),
+    run('20x500', 'onechange', 3.4, 2.9, { writes: { written: 21, bytes: 10, changed: 21, files: 1000, changedPaths: ['a'] }, peakRssMiB: 1500 }),
+  ];
+  const delivery: DeliveryMeasurement[] = [{ size: '20x500', units: 10, maxUnitsPerCluster: 2, largest: 'c01/from-c02', largestObjects: 430, kustomizeMs: 5200 }];
+  const lines = targetLines(synth, delivery);
+  assert.match(line(lines, /20x500 no-change/), /^ {2}MET {10}/);
+  assert.match(line(lines, /20x500 one changed service/), /^ {2}NOT MET/);
+  assert.match(line(lines, /20x500 cold synth < 30 s/), /^ {2}NOT MEASURED/);
+  // The peak is the largest of every run of the size, whichever run it was.
+  assert.match(line(lines, /peak RSS < 1 GiB/), /NOT MET .*1,500 MiB \(onechange/);
+  assert.match(line(lines, /every delivery unit renders/), /NOT MET .*5\.20 s/);
+  assert.match(line(lines, /2x the input/), /NOT MEASURED/);
+});
+
+test('GIVEN a no-change run under 3 s that wrote a file THEN the no-change target is NOT MET (it must write nothing)', () => {
+  const lines = targetLines([run('20x500', 'nochange', 1, 1, { writes: { written: 1, bytes: 5, changed: 0, files: 9, changedPaths: [] } })], []);
+  assert.match(line(lines, /20x500 no-change/), /NOT MET/);
+});
+
+test('GIVEN 10x250, 20x250 and 20x500 runs WHEN twice the input is checked THEN only the same run kind of sizes whose mirrors double is compared, by CPU, not wall', () => {
+  const ok = [
+    run('10x250', 'cold', 10, 5),
+    run('20x250', 'cold', 40, 20),
+    run('20x500', 'cold', 60, 44), // cpu 2.2x (NOT MET) although wall is 1.5x
+    run('20x250', 'nochange', 4, 2),
+    run('20x500', 'nochange', 12, 4), // cpu 2.0x (MET) although wall is 3x
+  ];
+  const lines = doubleInputLines(ok);
+  assert.match(line(lines, /20x250 -> 20x500, cold/), /^NOT MET .*cpu 2\.20x.*wall 1\.50x/);
+  assert.match(line(lines, /20x250 -> 20x500, nochange/), /^MET .*cpu 2\.00x.*wall 3\.00x/);
+  // 10x250 -> 20x250 doubles N x S but the mesh's mirrors grow 4.22x: information, no verdict.
+  assert.match(line(lines, /10x250 -> 20x250 cold/), /^\(information\).*4\.22x/);
+  assert.equal(lines.filter((l) => /MET/.test(l)).length, 2, lines.join('\n'));
+  assert.ok(!lines.some((l) => /20x250 -> 20x500, cold.*nochange|nochange.*cold/.test(l)), 'a cold run is never compared with a no-change run');
+  assert.equal(meshMirrors('20x500'), 190_000);
+});
+
+test('--flux-size: 10x250 by default when it runs, none otherwise; a size not among --sizes or next to --no-flux is a usage error', () => {
+  const sizes = parseSizes('5x100,10x250');
+  assert.equal(fluxSize(sizes, undefined, false), '10x250');
+  assert.equal(fluxSize(parseSizes('5x100'), undefined, false), undefined);
+  assert.equal(fluxSize(sizes, '5x100', false), '5x100');
+  assert.equal(fluxSize(sizes, undefined, true), undefined);
+  assert.throws(() => fluxSize(sizes, '20x500', false), (e: unknown) => e instanceof UsageError && /--flux-size 20x500 is not one of --sizes \(5x100,10x250\)/.test((e as Error).message));
+  assert.throws(() => fluxSize(sizes, '10x250', true), UsageError);
+  assert.throws(() => fluxSize(sizes, 'ten', false), /--flux-size: "ten" is not NxS/);
+});
