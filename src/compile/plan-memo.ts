@@ -1,0 +1,118 @@
+/**
+ * Work that planning would otherwise repeat for every source. In a full mesh each target service
+ * is mirrored into every other cluster, through links that usually share one metadata policy: the
+ * copied labels and annotations, the keys kustomize cannot carry, the origin and the fq-name of a
+ * mirror depend on the target service, its cluster and the link's metadata policy alone, never on
+ * the source. A memo lives for one `planFleet` call (compile stays a pure function of its inputs)
+ * and keeps only facts: every warning that belongs to a source is still issued by that source's
+ * planning, from the memoised facts (e.g. each undeliverable key is reported once per source and
+ * link, as before).
+ *
+ * Memoised records are frozen and shared between the mirrors of several sources; the constructs copy
+ * them into each object (test/unit/plan-memo.test.ts checks that a memo never carries one link's
+ * policy into another's mirrors).
+ */
+import { MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
+import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
+import type { ClusterSpec, LinkSpec, NamespaceFilterSpec } from '../model/fleet-spec.js';
+import type { ObservedService } from '../snapshot/snapshot.js';
+import { serviceNameProblem } from '../util/k8s-names.js';
+import { copiedAnnotations, copiedLabels, undeliverableMetadata, type UndeliverableKey } from './copy-metadata.js';
+import { remoteFqName } from './names.js';
+import { namespaceSelected } from './namespace-filter.js';
+
+/** The link fields that decide which labels and annotations a mirror copies. */
+export type MetadataPolicy = Pick<LinkSpec, 'excludedLabels' | 'allowedLabels' | 'excludedAnnotations' | 'allowedAnnotations'>;
+
+/** What every mirror of one target service through one metadata policy shares, whatever its source. */
+export interface SharedMetadata {
+  /** `target/namespace/service`. */
+  readonly origin: string;
+  /** `<svc>.<ns>.svc.<target domain>`. */
+  readonly fqName: string;
+  /** The remote labels the policy copies (per-pod mirrors carry these). */
+  readonly copiedLabels: Readonly<Record<string, string>>;
+  /** The mirror Service's labels: the copied ones plus the mirror labels of contract §2.1. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The mirror Service's annotations: the copied ones plus `remote-svc-fq-name`. */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** Selected keys left out because kustomize cannot carry them (each source warns about them). */
+  readonly undeliverable: readonly UndeliverableKey[];
+}
+
+/** Bounds a memo of pure string functions, so that no input can grow it without limit. */
+const NAME_CACHE_LIMIT = 200_000;
+
+/** The memo of one planning run; see the module comment. */
+export class PlanMemo {
+  private readonly policyKeys = new WeakMap<MetadataPolicy, string>();
+  private readonly metadataByService = new WeakMap<ObservedService, Map<string, SharedMetadata>>();
+  private readonly namespaceFilters = new WeakMap<NamespaceFilterSpec, Map<string, boolean>>();
+  private readonly nameProblems = new Map<string, string | undefined>();
+  private clustersByName: Map<string, ClusterSpec> | undefined;
+
+  /** @param clusters the fleet's clusters, for {@link cluster} */
+  constructor(private readonly clusters: readonly ClusterSpec[] = []) {}
+
+  /** The cluster named `name`, or undefined. */
+  cluster(name: string): ClusterSpec | undefined {
+    if (!this.clustersByName) {
+      // The first of a name, as `clusters.find` would give.
+      this.clustersByName = new Map();
+      for (const c of this.clusters) if (!this.clustersByName.has(c.name)) this.clustersByName.set(c.name, c);
+    }
+    return this.clustersByName.get(name);
+  }
+
+  /** The shared metadata of `service` of `target` as mirrored through a link with `policy`. */
+  metadata(service: ObservedService, target: ClusterSpec, policy: MetadataPolicy): SharedMetadata {
+    let byPolicy = this.metadataByService.get(service);
+    if (!byPolicy) this.metadataByService.set(service, (byPolicy = new Map()));
+    // The target's name and domain are part of the key: a snapshot may hold one service object for several targets.
+    const key = `${target.name}\n${target.clusterDomain}\n${this.policyKey(policy)}`;
+    let shared = byPolicy.get(key);
+    if (!shared) byPolicy.set(key, (shared = sharedMetadata(service, target, policy)));
+    return shared;
+  }
+
+  /** Whether a link with namespace filter `filter` mirrors services of `namespace` ({@link namespaceSelected}, memoised per filter). */
+  namespaceSelected(filter: NamespaceFilterSpec, namespace: string): boolean {
+    let byNamespace = this.namespaceFilters.get(filter);
+    if (!byNamespace) this.namespaceFilters.set(filter, (byNamespace = new Map()));
+    let selected = byNamespace.get(namespace);
+    if (selected === undefined) byNamespace.set(namespace, (selected = namespaceSelected(filter, namespace)));
+    return selected;
+  }
+
+  /** Why `name` is not a Service name ({@link serviceNameProblem}, memoised). */
+  serviceNameProblem(name: string): string | undefined {
+    if (this.nameProblems.has(name)) return this.nameProblems.get(name);
+    const problem = serviceNameProblem(name);
+    if (this.nameProblems.size >= NAME_CACHE_LIMIT) this.nameProblems.clear();
+    this.nameProblems.set(name, problem);
+    return problem;
+  }
+
+  /** A text that is equal for two policies exactly when they copy the same keys. */
+  private policyKey(policy: MetadataPolicy): string {
+    let key = this.policyKeys.get(policy);
+    if (key === undefined) {
+      key = JSON.stringify([policy.excludedLabels, policy.allowedLabels ?? null, policy.excludedAnnotations, policy.allowedAnnotations ?? null]);
+      this.policyKeys.set(policy, key);
+    }
+    return key;
+  }
+}
+
+function sharedMetadata(service: ObservedService, target: ClusterSpec, policy: MetadataPolicy): SharedMetadata {
+  const fqName = remoteFqName(service.name, service.namespace, target.clusterDomain);
+  const copied = Object.freeze(copiedLabels(service.labels, policy));
+  return Object.freeze({
+    origin: `${target.name}/${service.namespace}/${service.name}`,
+    fqName,
+    copiedLabels: copied,
+    labels: Object.freeze({ ...copied, [MIRRORED_RESOURCE_LABEL]: 'true', [REMOTE_CLUSTER_NAME_LABEL]: target.name, [MANAGED_LABEL]: MANAGED_VALUE }),
+    annotations: Object.freeze({ ...copiedAnnotations(service.annotations, policy), [REMOTE_SVC_FQ_NAME_ANNOTATION]: fqName }),
+    undeliverable: Object.freeze(undeliverableMetadata(service, policy)),
+  });
+}
