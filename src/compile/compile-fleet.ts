@@ -224,14 +224,15 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       },
       round,
     );
-    const all = isolateNames(isolation, [...modeUnits, ...globals], round);
+    // modeUnits passed isolateNames above (valid names, no clash among them): only the `-global` Services' names are checked again.
+    const all = isolateNames(isolation, [...modeUnits, ...globals], round, modeUnits.length);
     const adopted = adoptedClusterIPs(all, isolation.foreign, isolation.adopted);
     const pins = pinServiceIPs(sourceCluster, all, snapshot, adopted, isolation.strict, isolation.strict ? round : pinnedFailures);
     const newlyFailed = pins.failed.filter((k) => !failedPins.has(k));
     if (isolation.strict || newlyFailed.length === 0) {
       diagnostics.merge(round);
       diagnostics.merge(pinnedFailures);
-      const adoptedNow = all.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => isolation.adopted.has(k));
+      const adoptedNow = isolation.adopted.size === 0 ? [] : all.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => isolation.adopted.has(k));
       if (adoptedNow.length > 0) {
         diagnostics.note(`adopted from Linkerd's service-mirror controller: ${source}: ${adoptedNow.length} Service${adoptedNow.length === 1 ? '' : 's'} taken over in place (${sortedUnique(adoptedNow).join(', ')})`);
       }
@@ -245,13 +246,20 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       return {
         source,
         namespaces: [...namespaces].sort(compareStrings),
-        units: all.sort(compareBy((u) => u.namespace, (u) => u.serviceNames[0] ?? '')),
+        units: sortedUnits(all),
         requirements: requirements.sort(compareBy((r) => r.target)),
         pinnedIPs: sortedRecord(pinnedIPs),
       };
     }
     for (const key of newlyFailed) failedPins.add(key);
   }
+}
+
+/** `units` sorted by namespace, then first Service name (stable: equal units keep their order). */
+function sortedUnits(units: MirrorUnit[]): MirrorUnit[] {
+  const keyed = units.map((unit) => ({ unit, namespace: unit.namespace, name: unit.serviceNames[0] ?? '' }));
+  keyed.sort((a, b) => compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name));
+  return keyed.map((k) => k.unit);
 }
 
 /** Why `request` touches a system namespace (its target's, or `ns` of its source), or undefined. */
@@ -319,9 +327,10 @@ interface Isolation {
  * name of a foreign Service, or a name another unit also claims is skipped with a warning (in a
  * clash, the unit that owns the name in the current output keeps it; when none does, every
  * claimant is skipped, so no team can take another's mirror name). With `strict`, each is an error.
- * Returns the units kept, in their order.
+ * Returns the units kept, in their order. The first `checked` units passed these checks already (in
+ * this order, among themselves): only their claims are counted again.
  */
-function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagnostics: Diagnostics): MirrorUnit[] {
+function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagnostics: Diagnostics, checked = 0): MirrorUnit[] {
   const { source, strict } = isolation;
   const skip = (code: DiagnosticDefinition, unit: MirrorUnit, message: string, outcome: string): void => {
     const subject = { cluster: source, namespace: unit.namespace, service: unit.serviceNames[0] };
@@ -330,7 +339,8 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
   };
   const foreignByKey = new Map<string, ForeignService>(isolation.foreign.map((s) => [`${s.namespace}/${s.name}`, s]));
   const dropped = new Set<MirrorUnit>();
-  for (const unit of units) {
+  for (let i = checked; i < units.length; i++) {
+    const unit = units[i]!;
     for (const name of unit.serviceNames) {
       if (name.length > MAX_SERVICE_NAME_LENGTH) {
         skip(Diag.MIRROR_NAME_INVALID, unit, `${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`, `${unit.origin} is skipped`);

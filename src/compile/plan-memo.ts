@@ -45,8 +45,10 @@ const NAME_CACHE_LIMIT = 200_000;
 
 /** The memo of one planning run; see the module comment. */
 export class PlanMemo {
-  private readonly policyKeys = new WeakMap<MetadataPolicy, string>();
-  private readonly metadataByService = new WeakMap<ObservedService, Map<string, SharedMetadata>>();
+  /** Policy object → target → the number of the (target name, target domain, policy text) it stands for. */
+  private readonly variantIds = new WeakMap<MetadataPolicy, WeakMap<ClusterSpec, number>>();
+  private readonly variantNumbers = new Map<string, number>();
+  private readonly metadataByService = new WeakMap<ObservedService, Map<number, SharedMetadata>>();
   private readonly namespaceFilters = new WeakMap<NamespaceFilterSpec, Map<string, boolean>>();
   private readonly nameProblems = new Map<string, string | undefined>();
   private clustersByName: Map<string, ClusterSpec> | undefined;
@@ -68,10 +70,9 @@ export class PlanMemo {
   metadata(service: ObservedService, target: ClusterSpec, policy: MetadataPolicy): SharedMetadata {
     let byPolicy = this.metadataByService.get(service);
     if (!byPolicy) this.metadataByService.set(service, (byPolicy = new Map()));
-    // The target's name and domain are part of the key: a snapshot may hold one service object for several targets.
-    const key = `${target.name}\n${target.clusterDomain}\n${this.policyKey(policy)}`;
-    let shared = byPolicy.get(key);
-    if (!shared) byPolicy.set(key, (shared = sharedMetadata(service, target, policy)));
+    const variant = this.variant(target, policy);
+    let shared = byPolicy.get(variant);
+    if (!shared) byPolicy.set(variant, (shared = sharedMetadata(service, target, policy)));
     return shared;
   }
 
@@ -93,14 +94,22 @@ export class PlanMemo {
     return problem;
   }
 
-  /** A text that is equal for two policies exactly when they copy the same keys. */
-  private policyKey(policy: MetadataPolicy): string {
-    let key = this.policyKeys.get(policy);
-    if (key === undefined) {
-      key = JSON.stringify([policy.excludedLabels, policy.allowedLabels ?? null, policy.excludedAnnotations, policy.allowedAnnotations ?? null]);
-      this.policyKeys.set(policy, key);
+  /**
+   * A number that is equal for two (target, policy) pairs exactly when they give the same metadata:
+   * the target's name and domain (a snapshot may hold one service object for several targets) and
+   * the policy's lists, compared as text. Worked out once per link, not per mirror.
+   */
+  private variant(target: ClusterSpec, policy: MetadataPolicy): number {
+    let byTarget = this.variantIds.get(policy);
+    if (!byTarget) this.variantIds.set(policy, (byTarget = new WeakMap()));
+    let id = byTarget.get(target);
+    if (id === undefined) {
+      const text = JSON.stringify([target.name, target.clusterDomain, policy.excludedLabels, policy.allowedLabels ?? null, policy.excludedAnnotations, policy.allowedAnnotations ?? null]);
+      id = this.variantNumbers.get(text);
+      if (id === undefined) this.variantNumbers.set(text, (id = this.variantNumbers.size));
+      byTarget.set(target, id);
     }
-    return key;
+    return id;
   }
 }
 

@@ -59,6 +59,8 @@ export function addressAt(range: IpRange, offset: bigint): string {
 
 /** The canonical text form of an IP (IPv6 compressed, lower case), so equal addresses compare equal. */
 export function canonicalIp(ip: string): string {
+  // A dotted quad that isIPv4 accepts is canonical already (no leading zeros, each part at most 255).
+  if (isIPv4(ip)) return ip;
   return bigIntToIp(ipToBigInt(ip), isIPv4(ip) ? 4 : 6);
 }
 

@@ -58,14 +58,14 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
   const live = input.live ?? [];
   const liveByIp = new Map(live.map((s) => [s.ip, s]));
   const ourLiveByKey = new Map(live.filter((s) => s.managed).map((s) => [pinnedKey(s.namespace, s.name), s.ip]));
-  const requests = [...input.requests].sort((a, b) => compareStrings(pinnedKey(a.namespace, a.name), pinnedKey(b.namespace, b.name)));
+  // Sorted by key (each key made once, not at every comparison; the sort is stable, as before).
+  const requests = input.requests.map((request) => ({ request, key: pinnedKey(request.namespace, request.name) })).sort((a, b) => compareStrings(a.key, b.key));
 
   const allocation = new Map<string, string>();
   const adopted = input.adopted ?? {};
   const taken = new Set<string>([...liveByIp.keys(), ...Object.values(input.previous).map(canonicalIp), ...Object.values(adopted).map(canonicalIp)]);
   const pending: PinnedServiceRequest[] = [];
-  for (const request of requests) {
-    const key = pinnedKey(request.namespace, request.name);
+  for (const { request, key } of requests) {
     const adoptedIp = adopted[key];
     if (adoptedIp !== undefined) {
       allocation.set(key, canonicalIp(adoptedIp));
