@@ -366,28 +366,38 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
       }
     }
   }
-  // The first claimant of each name, in the order names are first claimed; later claimants of a name only when there are any.
-  const firstClaims = new Map<string, MirrorUnit>();
+  // Each name's claimants: the first by namespace and name (the strings are mostly shared between
+  // sources, so these maps find them fast), later ones only for names claimed twice.
+  const firstClaims = new Map<string, Map<string, MirrorUnit>>();
   const laterClaims = new Map<string, MirrorUnit[]>();
-  const claim = (unit: MirrorUnit, name: string): void => {
-    const key = `${unit.namespace}/${name}`;
-    const first = firstClaims.get(key);
-    if (first === undefined) {
-      firstClaims.set(key, unit);
-    } else if (first !== unit) {
-      const later = laterClaims.get(key);
-      if (later === undefined) laterClaims.set(key, [unit]);
-      else if (!later.includes(unit)) later.push(unit);
-    }
-  };
   // Strict lists every problem, as before isolation; otherwise skipped units claim no name.
   for (const unit of units) {
     if (!strict && dropped.has(unit)) continue;
-    for (const name of unit.serviceNames) claim(unit, name);
+    let byName = firstClaims.get(unit.namespace);
+    if (!byName) firstClaims.set(unit.namespace, (byName = new Map()));
+    for (const name of unit.serviceNames) {
+      const first = byName.get(name);
+      if (first === undefined) {
+        byName.set(name, unit);
+      } else if (first !== unit) {
+        const key = `${unit.namespace}/${name}`;
+        const later = laterClaims.get(key);
+        if (later === undefined) laterClaims.set(key, [unit]);
+        else if (!later.includes(unit)) later.push(unit);
+      }
+    }
   }
-  for (const [key, first] of laterClaims.size === 0 ? [] : firstClaims) {
-    const others = laterClaims.get(key);
-    if (others === undefined) continue;
+  // Clashes in the order their names were first claimed (unit by unit, name by name).
+  const position = new Map<MirrorUnit, number>();
+  if (laterClaims.size > 0) units.forEach((u, i) => position.has(u) || position.set(u, i));
+  const clashes = [...laterClaims].map(([key, others]) => {
+    const slash = key.indexOf('/');
+    const name = key.slice(slash + 1);
+    const first = firstClaims.get(key.slice(0, slash))!.get(name)!;
+    return { key, first, others, at: [position.get(first)!, first.serviceNames.indexOf(name)] as const };
+  });
+  clashes.sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1]);
+  for (const { key, first, others } of clashes) {
     const claims = [first, ...others];
     if (strict) {
       for (const other of others) {

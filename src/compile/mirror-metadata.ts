@@ -3,7 +3,6 @@ import { kustomizeUnsafeCharacters } from '../contract/metadata-policy.js';
 import type { UndeliverableKey } from './copy-metadata.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
-import { mirrorServiceName } from './names.js';
 import { PlanMemo } from './plan-memo.js';
 import { Diag } from '../diagnostics/diagnostic-codes.js';
 
@@ -40,7 +39,7 @@ export function mirrorMetadata(request: MirrorRequest, diagnostics: Diagnostics,
   for (const u of shared.undeliverable) diagnostics.warn(Diag.METADATA_NOT_DELIVERED, undeliverableWarning(link.source, origin, target.name, u), { cluster: link.source, target: target.name, namespace: service.namespace, service: service.name });
   return {
     origin,
-    name: request.placement?.name ?? mirrorServiceName(service.name, target.name),
+    name: request.placement?.name ?? shared.name,
     namespace: request.placement?.namespace ?? service.namespace,
     fqName: shared.fqName,
     labels: shared.labels,

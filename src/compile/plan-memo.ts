@@ -18,7 +18,7 @@ import type { ClusterSpec, LinkSpec, NamespaceFilterSpec } from '../model/fleet-
 import type { ObservedService } from '../snapshot/snapshot.js';
 import { serviceNameProblem } from '../util/k8s-names.js';
 import { copiedAnnotations, copiedLabels, undeliverableMetadata, type UndeliverableKey } from './copy-metadata.js';
-import { remoteFqName } from './names.js';
+import { mirrorServiceName, perPodServiceName, remoteFqName } from './names.js';
 import { namespaceSelected } from './namespace-filter.js';
 
 /** The link fields that decide which labels and annotations a mirror copies. */
@@ -28,6 +28,10 @@ export type MetadataPolicy = Pick<LinkSpec, 'excludedLabels' | 'allowedLabels' |
 export interface SharedMetadata {
   /** `target/namespace/service`. */
   readonly origin: string;
+  /** `<svc>-<target>`, the mirror's name unless renamed (one string for every source, so maps find it fast). */
+  readonly name: string;
+  /** `<hostname>-<target>` of each of the service's hostnames, in their order (per-pod mirrors). */
+  readonly podServiceNames: readonly string[];
   /** `<svc>.<ns>.svc.<target domain>`. */
   readonly fqName: string;
   /** The remote labels the policy copies (per-pod mirrors carry these). */
@@ -51,6 +55,7 @@ export class PlanMemo {
   private readonly metadataByService = new WeakMap<ObservedService, Map<number, SharedMetadata>>();
   private readonly namespaceFilters = new WeakMap<NamespaceFilterSpec, Map<string, boolean>>();
   private readonly nameProblems = new Map<string, string | undefined>();
+  private readonly byOwner = new WeakMap<object, Map<string, unknown>>();
   private clustersByName: Map<string, ClusterSpec> | undefined;
 
   /** @param clusters the fleet's clusters, for {@link cluster} */
@@ -83,6 +88,20 @@ export class PlanMemo {
     let selected = byNamespace.get(namespace);
     if (selected === undefined) byNamespace.set(namespace, (selected = namespaceSelected(filter, namespace)));
     return selected;
+  }
+
+  /**
+   * `compute()`, once per `owner` object and `key` text: for facts that depend on one object of the
+   * snapshot (e.g. a target's observation) and a few fields of a link, given as `key` (equal text,
+   * equal fact; the caller names its table in the key).
+   */
+  shared<T>(owner: object, key: string, compute: () => T): T {
+    let byKey = this.byOwner.get(owner);
+    if (!byKey) this.byOwner.set(owner, (byKey = new Map()));
+    if (byKey.has(key)) return byKey.get(key) as T;
+    const value = compute();
+    byKey.set(key, value);
+    return value;
   }
 
   /** Why `name` is not a Service name ({@link serviceNameProblem}, memoised). */
@@ -118,6 +137,8 @@ function sharedMetadata(service: ObservedService, target: ClusterSpec, policy: M
   const copied = Object.freeze(copiedLabels(service.labels, policy));
   return Object.freeze({
     origin: `${target.name}/${service.namespace}/${service.name}`,
+    name: mirrorServiceName(service.name, target.name),
+    podServiceNames: Object.freeze((service.hostnames ?? []).map((h) => perPodServiceName(h, target.name))),
     fqName,
     copiedLabels: copied,
     labels: Object.freeze({ ...copied, [MIRRORED_RESOURCE_LABEL]: 'true', [REMOTE_CLUSTER_NAME_LABEL]: target.name, [MANAGED_LABEL]: MANAGED_VALUE }),

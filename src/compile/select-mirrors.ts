@@ -1,7 +1,7 @@
 /** Which target services each link mirrors, and in which mode. */
 import type { ClusterSpec, FleetSpec, LinkSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
-import type { FleetSnapshot, ObservedService } from '../snapshot/snapshot.js';
+import type { FleetSnapshot, ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { PlanMemo } from './plan-memo.js';
@@ -45,12 +45,11 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   }
   const source = memo.cluster(link.source) as ClusterSpec;
   const requests: ModedRequest[] = [];
-  for (const service of targetSnapshot.services) {
-    if (!memo.namespaceSelected(link.namespaces, service.namespace)) continue;
-    if (selectorMatches(link.remoteDiscoverySelector, service.labels)) {
+  for (const { service, flat } of selectedServices(link, targetSnapshot, fromServiceExports, memo)) {
+    if (flat) {
       mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics); // warns: not applicable
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
-    } else if (service.explicit || selectorMatches(link.selector, service.labels) || (fromServiceExports && service.serviceExport)) {
+    } else {
       const mode = gatewayModeOf(service, source, target, link, diagnostics);
       const placement = mirrorPlacement(link, fleet, service, mode, diagnostics);
       requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}), ...(established ? { established } : {}) });
@@ -60,6 +59,30 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     diagnostics.warn(Diag.NO_GATEWAY_ADDRESS, `${link.source}: no gateway address is known for "${link.target}", so its gateway-mode mirrors are not compiled`, { cluster: link.source, target: link.target });
   }
   return requests;
+}
+
+/** A target service a link selects: in flat mode (its `remoteDiscoverySelector`) or else in a gateway mode. */
+interface SelectedService {
+  readonly service: ObservedService;
+  readonly flat: boolean;
+}
+
+/**
+ * The services of `targetSnapshot` that `link` selects, in the snapshot's order. They depend on the
+ * target's observation and on the link's namespace filter, selectors and ServiceExport reading only,
+ * so the links of every source that agree on these share one list (plan-memo.ts).
+ */
+function selectedServices(link: LinkSpec, targetSnapshot: TargetSnapshot, fromServiceExports: boolean, memo: PlanMemo): readonly SelectedService[] {
+  const key = `select\n${JSON.stringify([link.namespaces, link.remoteDiscoverySelector, link.selector, fromServiceExports])}`;
+  return memo.shared(targetSnapshot, key, () => {
+    const selected: SelectedService[] = [];
+    for (const service of targetSnapshot.services) {
+      if (!memo.namespaceSelected(link.namespaces, service.namespace)) continue;
+      if (selectorMatches(link.remoteDiscoverySelector, service.labels)) selected.push({ service, flat: true });
+      else if (service.explicit || selectorMatches(link.selector, service.labels) || (fromServiceExports && service.serviceExport)) selected.push({ service, flat: false });
+    }
+    return selected;
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import { PlanMemo } from '../../plan-memo.js';
-import { perPodServiceName, remotePodFqName } from '../../names.js';
+import { remotePodFqName } from '../../names.js';
 import { GatewayMirror } from '../gateway/gateway-mirror.js';
 import { gatewayEndpoints } from '../gateway/plan-gateway.js';
 import { HeadlessRootMirror } from './headless-mirror.js';
@@ -42,18 +42,19 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
   if (!gateway) return undefined; // reported once per target by selection
   const meta = mirrorMetadata(request, diagnostics, memo);
   if (!meta) return undefined;
+  const shared = memo.metadata(service, target, link);
   const { origin, name, fqName, labels, annotations } = meta;
   // Following pod readiness (Linkerd's way), a pod none of whose endpoints is ready is left out.
   const notReady = new Set(link.followPodReadiness === true ? (service.notReadyHostnames ?? []) : []);
-  const hostnames = (service.hostnames ?? []).filter((h) => !notReady.has(h));
+  const hostnames = service.hostnames ?? [];
   // Endpoints list container ports; without any (an unusual slice), the Service's own ports stand in.
   const endpointPorts = service.endpointPorts?.length
     ? service.endpointPorts
     : service.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: typeof p.targetPort === 'number' ? p.targetPort : p.port }));
-  const pods = hostnames.map((hostname) => ({ hostname, serviceName: perPodServiceName(hostname, target.name) }));
+  const pods = hostnames.flatMap((hostname, i) => (notReady.has(hostname) ? [] : [{ hostname, serviceName: shared.podServiceNames[i]! }]));
   // Per-pod mirrors copy the remote labels but no annotations (Linkerd does the same).
   const podLabels = {
-    ...memo.metadata(service, target, link).copiedLabels,
+    ...shared.copiedLabels,
     [MIRRORED_RESOURCE_LABEL]: 'true',
     [REMOTE_CLUSTER_NAME_LABEL]: target.name,
     [HEADLESS_MIRROR_SVC_NAME_LABEL]: name,
