@@ -113,5 +113,8 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
     allocation.set(key, ip);
     taken.add(ip);
   }
-  return Object.fromEntries([...allocation.entries()].sort(([a], [b]) => compareStrings(a, b)));
+  // Requests were sorted, so the allocation usually is: sorted again only when it is not.
+  const entries = [...allocation.entries()];
+  if (entries.some(([k], i) => i > 0 && compareStrings(entries[i - 1]![0], k) > 0)) entries.sort(([a], [b]) => compareStrings(a, b));
+  return Object.fromEntries(entries);
 }
