@@ -148,7 +148,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const namespaces = new Set<string>();
   const planned: MirrorUnit[] = [];
   const requirements: SecretRequirement[] = [];
-  const flatNeeds = new Map<string, string[]>();
+  const flatNeeds = new Map<string, MirrorUnit[]>();
   const mcsRequests: MirrorRequest[] = [];
   for (const link of links) {
     const flat: MirrorUnit[] = [];
@@ -178,7 +178,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       planned.push(unit);
       if (request.mode === 'remote-discovery') flat.push(unit);
     }
-    flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
+    flatNeeds.set(link.path, flat);
   }
   appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
@@ -188,10 +188,14 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false, adopted: new Set(), memo };
   // One service's bad name skips that service only (unless strict): see isolateNames.
   const units = isolateNames(isolation, planned, diagnostics);
-  // One Secret per link serves its flat mirrors and its federated members alike (contract §4.1).
-  const kept = new Set(units.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
+  // One Secret per link serves its flat mirrors and its federated members alike (contract §4.1). A
+  // flat mirror counts while a kept unit has its namespace and first name (itself, or a clash's keeper).
+  const keptUnits = new Set(units);
+  let keptNames: Set<string> | undefined;
+  const firstName = (u: MirrorUnit): string => `${u.namespace}/${u.serviceNames[0] ?? ''}`;
+  const kept = (u: MirrorUnit): boolean => keptUnits.has(u) || (keptNames ??= new Set(units.map(firstName))).has(firstName(u));
   for (const link of links) {
-    const neededBy = [...(flatNeeds.get(link.path) ?? []).filter((n) => kept.has(n)), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
+    const neededBy = [...(flatNeeds.get(link.path) ?? []).filter(kept).map(firstName), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
     if (neededBy.length > 0) {
       const target = memo.cluster(link.target)!;
       const requirement = credentialsRequirement(link, target, neededBy);

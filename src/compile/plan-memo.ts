@@ -52,7 +52,10 @@ export class PlanMemo {
   /** Policy object → target → the number of the (target name, target domain, policy text) it stands for. */
   private readonly variantIds = new WeakMap<MetadataPolicy, WeakMap<ClusterSpec, number>>();
   private readonly variantNumbers = new Map<string, number>();
-  private readonly metadataByService = new WeakMap<ObservedService, Map<number, SharedMetadata>>();
+  /** Per variant number: each service's shared metadata. */
+  private readonly metadataTables = new Map<number, Map<ObservedService, SharedMetadata>>();
+  /** The last (policy, target) asked for and its table: a link's mirrors are planned one after another. */
+  private last: { readonly policy: MetadataPolicy; readonly target: ClusterSpec; readonly table: Map<ObservedService, SharedMetadata> } | undefined;
   private readonly namespaceFilters = new WeakMap<NamespaceFilterSpec, Map<string, boolean>>();
   private readonly nameProblems = new Map<string, string | undefined>();
   private readonly byOwner = new WeakMap<object, Map<string, unknown>>();
@@ -73,11 +76,15 @@ export class PlanMemo {
 
   /** The shared metadata of `service` of `target` as mirrored through a link with `policy`. */
   metadata(service: ObservedService, target: ClusterSpec, policy: MetadataPolicy): SharedMetadata {
-    let byPolicy = this.metadataByService.get(service);
-    if (!byPolicy) this.metadataByService.set(service, (byPolicy = new Map()));
-    const variant = this.variant(target, policy);
-    let shared = byPolicy.get(variant);
-    if (!shared) byPolicy.set(variant, (shared = sharedMetadata(service, target, policy)));
+    let table = this.last !== undefined && this.last.policy === policy && this.last.target === target ? this.last.table : undefined;
+    if (!table) {
+      const variant = this.variant(target, policy);
+      table = this.metadataTables.get(variant);
+      if (!table) this.metadataTables.set(variant, (table = new Map()));
+      this.last = { policy, target, table };
+    }
+    let shared = table.get(service);
+    if (!shared) table.set(service, (shared = sharedMetadata(service, target, policy)));
     return shared;
   }
 
