@@ -17,7 +17,7 @@ import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
 import type { ClusterSpec, LinkSpec, NamespaceFilterSpec } from '../model/fleet-spec.js';
 import type { ObservedService } from '../snapshot/snapshot.js';
 import { serviceNameProblem } from '../util/k8s-names.js';
-import { copiedAnnotations, copiedLabels, undeliverableMetadata, type UndeliverableKey } from './copy-metadata.js';
+import { copiedMetadata, type UndeliverableKey } from './copy-metadata.js';
 import { mirrorServiceName, perPodServiceName, remoteFqName } from './names.js';
 import { namespaceSelected } from './namespace-filter.js';
 
@@ -141,7 +141,8 @@ export class PlanMemo {
 
 function sharedMetadata(service: ObservedService, target: ClusterSpec, policy: MetadataPolicy): SharedMetadata {
   const fqName = remoteFqName(service.name, service.namespace, target.clusterDomain);
-  const copied = Object.freeze(copiedLabels(service.labels, policy));
+  const { labels, annotations, undeliverable } = copiedMetadata(service, policy);
+  const copied = Object.freeze(labels);
   return Object.freeze({
     origin: `${target.name}/${service.namespace}/${service.name}`,
     name: mirrorServiceName(service.name, target.name),
@@ -149,7 +150,7 @@ function sharedMetadata(service: ObservedService, target: ClusterSpec, policy: M
     fqName,
     copiedLabels: copied,
     labels: Object.freeze({ ...copied, [MIRRORED_RESOURCE_LABEL]: 'true', [REMOTE_CLUSTER_NAME_LABEL]: target.name, [MANAGED_LABEL]: MANAGED_VALUE }),
-    annotations: Object.freeze({ ...copiedAnnotations(service.annotations, policy), [REMOTE_SVC_FQ_NAME_ANNOTATION]: fqName }),
-    undeliverable: Object.freeze(undeliverableMetadata(service, policy)),
+    annotations: Object.freeze({ ...annotations, [REMOTE_SVC_FQ_NAME_ANNOTATION]: fqName }),
+    undeliverable: Object.freeze(undeliverable),
   });
 }

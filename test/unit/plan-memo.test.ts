@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { planFleet } from '../../src/compile/compile-fleet.js';
+import { copiedAnnotations, copiedLabels, copiedMetadata, undeliverableMetadata } from '../../src/compile/copy-metadata.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import type { FleetSnapshot } from '../../src/snapshot/snapshot.js';
 import { compileObjects, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
@@ -98,5 +99,26 @@ describe('the planning memo keeps each link its own', () => {
       const objectsAlone = compileObjects(fleet, fleetSnapshot(), { sources: new Set([cluster]) }).objects;
       assert.deepEqual([...objectsAlone], [...objects].filter(([k]) => k.startsWith(`${cluster}/`)));
     }
+  });
+});
+
+describe('copiedMetadata', () => {
+  test('GIVEN keys that are copied, excluded, outside an allow-list, never copied, or not deliverable WHEN judged in one pass THEN it copies and reports what the separate functions do', () => {
+    const remote = {
+      labels: { app: 'web', team: 'a', 'billing.example.com/cc': '7', 'helm.sh/chart': 'x', motto: `a${LINE_SEPARATOR}b`, 'tier\u0085': 'x' },
+      annotations: { note: 'n', owner: 'o', 'config.linkerd.io/opaque-ports': '3306', 'meta.helm.sh/release-name': 'r', bad: '\u007f' },
+    };
+    const policies = [
+      { excludedLabels: [], excludedAnnotations: [] },
+      { excludedLabels: ['team', 'billing.example.com/*'], excludedAnnotations: ['note'] },
+      { excludedLabels: [], excludedAnnotations: [], allowedLabels: ['app', 'motto'], allowedAnnotations: ['owner', 'bad'] },
+    ];
+    for (const policy of policies) {
+      const one = copiedMetadata(remote, policy);
+      assert.deepEqual(one.labels, copiedLabels(remote.labels, policy));
+      assert.deepEqual(one.annotations, copiedAnnotations(remote.annotations, policy));
+      assert.deepEqual(one.undeliverable, undeliverableMetadata(remote, policy));
+    }
+    assert.deepEqual(copiedMetadata(remote, policies[1]!).undeliverable.map((u) => u.key), ['motto', 'tier\u0085', 'bad']);
   });
 });
