@@ -110,7 +110,7 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   const trust = checkTrustAnchors(compiledLinks, snapshot, { strict: options.strict ?? false, ...(options.now ? { now: options.now } : {}) }, diagnostics);
   const trusted: FleetSpec = trust.failedLinks.size === 0 ? fleet : { ...fleet, links: fleet.links.filter((l) => !trust.failedLinks.has(l.path)) };
   // What depends on a target service and a link's policy alone is worked out once for every source (plan-memo.ts).
-  const memo = new PlanMemo(fleet.clusters);
+  const memo = new PlanMemo(fleet.clusters, fleet.explicitExports);
   const plans = sources.map((source) => planSource(source, trusted, snapshot, diagnostics, options, memo));
   const errors = diagnostics.findings.filter((d) => d.severity === 'error');
   if (errors.length > 0) throw new CompileError(errors);

@@ -14,7 +14,7 @@
  */
 import { MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
 import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
-import type { ClusterSpec, LinkSpec, NamespaceFilterSpec } from '../model/fleet-spec.js';
+import type { ClusterSpec, ExplicitExportSpec, LinkSpec, NamespaceFilterSpec } from '../model/fleet-spec.js';
 import type { ObservedService } from '../snapshot/snapshot.js';
 import { serviceNameProblem } from '../util/k8s-names.js';
 import { copiedMetadata, type UndeliverableKey } from './copy-metadata.js';
@@ -61,8 +61,26 @@ export class PlanMemo {
   private readonly byOwner = new WeakMap<object, Map<string, unknown>>();
   private clustersByName: Map<string, ClusterSpec> | undefined;
 
-  /** @param clusters the fleet's clusters, for {@link cluster} */
-  constructor(private readonly clusters: readonly ClusterSpec[] = []) {}
+  private explicitByKey: Map<string, ExplicitExportSpec> | undefined;
+
+  /**
+   * @param clusters the fleet's clusters, for {@link cluster}
+   * @param explicitExports the fleet's explicit exports, for {@link explicitExport}
+   */
+  constructor(private readonly clusters: readonly ClusterSpec[] = [], private readonly explicitExports: readonly ExplicitExportSpec[] = []) {}
+
+  /** The first explicit export of service `namespace/name` of `cluster`, as `explicitExports.find` would give, or undefined. */
+  explicitExport(cluster: string, namespace: string, name: string): ExplicitExportSpec | undefined {
+    if (this.explicitExports.length === 0) return undefined;
+    if (!this.explicitByKey) {
+      this.explicitByKey = new Map();
+      for (const e of this.explicitExports) {
+        const key = JSON.stringify([e.cluster, e.namespace, e.name]);
+        if (!this.explicitByKey.has(key)) this.explicitByKey.set(key, e);
+      }
+    }
+    return this.explicitByKey.get(JSON.stringify([cluster, namespace, name]));
+  }
 
   /** The cluster named `name`, or undefined. */
   cluster(name: string): ClusterSpec | undefined {

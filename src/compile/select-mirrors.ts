@@ -24,7 +24,7 @@ export interface ModedRequest extends MirrorRequest {
  * or, for an MCS link, a ServiceExport object makes it a gateway-mode mirror. `memo` shares work
  * between the links of one planning run (see plan-memo.ts).
  */
-export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, established?: (origin: string) => boolean, memo: PlanMemo = new PlanMemo(fleet.clusters)): ModedRequest[] {
+export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, established?: (origin: string) => boolean, memo: PlanMemo = new PlanMemo(fleet.clusters, fleet.explicitExports)): ModedRequest[] {
   const target = memo.cluster(link.target) as ClusterSpec;
   const targetSnapshot = snapshot.targets[link.target];
   if (!targetSnapshot) {
@@ -47,11 +47,11 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   const requests: ModedRequest[] = [];
   for (const { service, flat } of selectedServices(link, targetSnapshot, fromServiceExports, memo)) {
     if (flat) {
-      mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics); // warns: not applicable
+      mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics, memo); // warns: not applicable
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
     } else {
       const mode = gatewayModeOf(service, source, target, link, diagnostics);
-      const placement = mirrorPlacement(link, fleet, service, mode, diagnostics);
+      const placement = mirrorPlacement(link, fleet, service, mode, diagnostics, memo);
       requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}), ...(established ? { established } : {}) });
     }
   }
