@@ -182,7 +182,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   }
   appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
-  const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
+  const federated = planFederatedServices(source, fleet, snapshot, diagnostics, memo);
   appendAll(planned, federated.units);
   for (const ns of federated.namespaces) namespaces.add(ns);
   const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false, adopted: new Set(), memo };

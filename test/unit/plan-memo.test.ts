@@ -13,7 +13,7 @@ import { Cluster, Link } from '../../src/model/index.js';
 import type { FleetSnapshot } from '../../src/snapshot/snapshot.js';
 import { compileObjects, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
 
-// One target, four sources: a and c share a metadata policy, b copies everything, d selects by tier.
+// One target, four sources: a and c share a metadata policy, b copies everything but takes federated members by tier, d selects mirrors by tier.
 const fleet = spec((f) => {
   const t = new Cluster(f, 't');
   const a = new Cluster(f, 'a', { pinnedServiceIPRange: '10.96.0.0/28' });
@@ -21,7 +21,7 @@ const fleet = spec((f) => {
   const c = new Cluster(f, 'c', { pinnedServiceIPRange: '10.96.0.0/28' });
   const d = new Cluster(f, 'd', { pinnedServiceIPRange: '10.96.0.0/28' });
   new Link(f, 'a-t', { source: a, target: t, excludedLabels: ['team'], excludedAnnotations: ['note'], followPodReadiness: true });
-  new Link(f, 'b-t', { source: b, target: t });
+  new Link(f, 'b-t', { source: b, target: t, federatedServiceSelector: { matchLabels: { 'mirror.linkerd.io/federated': 'member', tier: 'front' } } });
   new Link(f, 'c-t', { source: c, target: t, excludedLabels: ['team'], excludedAnnotations: ['note'] });
   new Link(f, 'd-t', { source: d, target: t, selector: { matchLabels: { tier: 'front' } }, namespaces: { exclude: ['ops'] } });
 });
@@ -37,6 +37,7 @@ function fleetSnapshot(): FleetSnapshot {
           service('default', 'web', { labels: { ...exported, app: 'web', team: 'payments', tier: 'front' }, annotations: { note: 'keep out', owner: 'alice' } }),
           service('default', 'api', { labels: { ...exported, app: 'api', tier: 'back', motto: `one${LINE_SEPARATOR}two` } }),
           service('ops', 'panel', { labels: { ...exported, app: 'panel', tier: 'front' } }),
+          service('default', 'cache', { labels: { 'mirror.linkerd.io/federated': 'member', app: 'cache', tier: 'back' } }),
           statefulService('default', 'kafka', ['kafka-0', 'kafka-1'], { labels: { ...exported, app: 'kafka', tier: 'front' }, notReadyHostnames: ['kafka-1'] }),
         ],
         { selectors: ['mirror.linkerd.io/exported=remote-discovery', 'mirror.linkerd.io/exported=true', 'tier=front'] },
@@ -68,8 +69,13 @@ describe('the planning memo keeps each link its own', () => {
   });
 
   test('GIVEN links with different selectors and namespace filters WHEN compiled together THEN each source mirrors the services its own link selects', () => {
-    assert.deepEqual([...services(objects, 'd').keys()].filter((k) => !/kafka-\d-t/.test(k)).sort(), ['default/kafka-t', 'default/web-t'], 'd: tier=front, ops excluded');
-    assert.deepEqual([...services(objects, 'b').keys()].filter((k) => !/kafka-\d-t/.test(k)).sort(), ['default/api-t', 'default/kafka-t', 'default/web-t', 'ops/panel-t'], 'b: every exported service');
+    assert.deepEqual([...services(objects, 'd').keys()].filter((k) => !/kafka-\d-t|-federated/.test(k)).sort(), ['default/kafka-t', 'default/web-t'], 'd: tier=front, ops excluded');
+    assert.deepEqual([...services(objects, 'b').keys()].filter((k) => !/kafka-\d-t|-federated/.test(k)).sort(), ['default/api-t', 'default/kafka-t', 'default/web-t', 'ops/panel-t'], 'b: every exported service');
+  });
+
+  test('GIVEN links with different federated selectors WHEN compiled together THEN only the sources whose link selects the member get its federated Service', () => {
+    for (const cluster of ['a', 'c', 'd']) assert.ok(services(objects, cluster).has('default/cache-federated'), `${cluster}: default federated selector`);
+    assert.ok(!services(objects, 'b').has('default/cache-federated'), 'b: its federated selector asks for tier=front');
   });
 
   test('GIVEN one link that follows pod readiness WHEN compiled together THEN only its source leaves the not-ready pod out', () => {
