@@ -217,8 +217,8 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const pinnedFailures = new Diagnostics();
   for (;;) {
     const round = new Diagnostics();
-    const modeUnits = units.filter((u) => !(u.pinnedServiceNames ?? []).some((n) => failedPins.has(`${u.namespace}/${n}`)));
-    const members = localMembers.filter((m) => !(m.hostnames ?? []).some((h) => failedPins.has(`${m.namespace}/${perPodServiceName(h, source)}`)));
+    const modeUnits = failedPins.size === 0 ? units : units.filter((u) => !(u.pinnedServiceNames ?? []).some((n) => failedPins.has(`${u.namespace}/${n}`)));
+    const members = failedPins.size === 0 ? localMembers : localMembers.filter((m) => !(m.hostnames ?? []).some((h) => failedPins.has(`${m.namespace}/${perPodServiceName(h, source)}`)));
     const globals = planGlobalServices(
       {
         source: sourceCluster,
@@ -246,7 +246,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       for (const unit of all) if (managed.has(unit.namespace)) namespaces.add(unit.namespace);
       // A skipped per-pod Service keeps its pinned IP in the lock, so it gets it back once free.
       const previous = snapshot.pinnedServiceIPs?.[source] ?? {};
-      const pinnedIPs = { ...Object.fromEntries([...failedPins].filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]!])), ...pins.allocation };
+      const pinnedIPs = failedPins.size === 0 ? pins.allocation : { ...Object.fromEntries([...failedPins].filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]!])), ...pins.allocation };
       return {
         source,
         namespaces: [...namespaces].sort(compareStrings),
@@ -276,7 +276,8 @@ function systemNamespaceProblem(request: MirrorRequest, memo: PlanMemo, ns: stri
 
 /** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules); `failed` lists the keys that got none. */
 function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapshot: FleetSnapshot, adopted: Readonly<Record<string, string>>, strict: boolean, diagnostics: Diagnostics): { allocation: Record<string, string>; failed: string[] } {
-  const requests = units.flatMap((u) => (u.pinnedServiceNames ?? []).map((name) => ({ namespace: u.namespace, name, origin: u.origin })));
+  const requests: { namespace: string; name: string; origin: string }[] = [];
+  for (const u of units) for (const name of u.pinnedServiceNames ?? []) requests.push({ namespace: u.namespace, name, origin: u.origin });
   if (requests.length === 0 || source.pinnedServiceIPRange === undefined) return { allocation: {}, failed: [] };
   const failed: string[] = [];
   const allocation = allocatePinnedIPs(
