@@ -19,9 +19,9 @@ import { credentialsPlanRow, credentialsRequirement, undeclaredCredentialsWarnin
 import { planFederatedServices } from './modes/federated/plan-federated.js';
 import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-discovery.js';
 import { MAX_SERVICE_NAME_LENGTH, perPodServiceName } from './names.js';
+import { PlanMemo } from './plan-memo.js';
 import { selectMirrors, type ModedRequest } from './select-mirrors.js';
 import { SourceChart } from './source-chart.js';
-import { serviceNameProblem } from '../util/k8s-names.js';
 import { checkTrustAnchors } from './trust-anchors/check-trust-anchors.js';
 import { planMcsImports } from './modes/mcs/plan-mcs.js';
 import { isSystemNamespace } from './system-namespaces.js';
@@ -109,7 +109,9 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   const compiledLinks = { ...fleet, links: fleet.links.filter((l) => sources.includes(l.source)) };
   const trust = checkTrustAnchors(compiledLinks, snapshot, { strict: options.strict ?? false, ...(options.now ? { now: options.now } : {}) }, diagnostics);
   const trusted: FleetSpec = trust.failedLinks.size === 0 ? fleet : { ...fleet, links: fleet.links.filter((l) => !trust.failedLinks.has(l.path)) };
-  const plans = sources.map((source) => planSource(source, trusted, snapshot, diagnostics, options));
+  // What depends on a target service and a link's policy alone is worked out once for every source (plan-memo.ts).
+  const memo = new PlanMemo(fleet.clusters, fleet.explicitExports);
+  const plans = sources.map((source) => planSource(source, trusted, snapshot, diagnostics, options, memo));
   const errors = diagnostics.findings.filter((d) => d.severity === 'error');
   if (errors.length > 0) throw new CompileError(errors);
   const requirements = plans.flatMap((plan) => plan.requirements);
@@ -136,28 +138,30 @@ export interface SourcePlan {
   readonly pinnedIPs: Record<string, string>;
 }
 
-function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions): SourcePlan {
+function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions, memo: PlanMemo): SourcePlan {
   const sourceSnapshot = snapshot.sources[source];
   if (!sourceSnapshot) {
     diagnostics.warn(Diag.SOURCE_NEVER_OBSERVED, `${source}: this source cluster has never been observed, so its namespaces and existing Services are unknown; namespace and collision checks are skipped`, { cluster: source });
   }
+  const sourceNamespaces = sourceSnapshot ? new Set(sourceSnapshot.namespaces) : undefined;
+  const links = fleet.links.filter((l) => l.source === source);
   const namespaces = new Set<string>();
   const planned: MirrorUnit[] = [];
   const requirements: SecretRequirement[] = [];
-  const flatNeeds = new Map<string, string[]>();
+  const flatNeeds = new Map<string, MirrorUnit[]>();
   const mcsRequests: MirrorRequest[] = [];
-  for (const link of fleet.links.filter((l) => l.source === source)) {
+  for (const link of links) {
     const flat: MirrorUnit[] = [];
-    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, options.previousMirrors)) {
+    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, options.previousMirrors, memo)) {
       const ns = request.placement?.namespace ?? request.service.namespace;
       if (!link.mirrorSystemNamespaces) {
-        const system = systemNamespaceProblem(request, fleet, ns);
+        const system = systemNamespaceProblem(request, memo, ns);
         if (system) {
           diagnostics.warn(Diag.SYSTEM_NAMESPACE_SKIPPED, `${source}: ${system}, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; set mirrorSystemNamespaces: true on link ${link.path} to mirror system namespaces`, { cluster: source, target: request.link.target, namespace: request.service.namespace, service: request.service.name });
           continue;
         }
       }
-      if (sourceSnapshot && !sourceSnapshot.namespaces.includes(ns)) {
+      if (sourceNamespaces && !sourceNamespaces.has(ns)) {
         if (!link.createMissingNamespaces) {
           diagnostics.warn(Diag.NAMESPACE_MISSING, `${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`, { cluster: source, target: request.link.target, namespace: request.service.namespace, service: request.service.name });
           continue;
@@ -169,27 +173,31 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
         mcsRequests.push(request);
         continue;
       }
-      const unit = planMirror(request, diagnostics);
+      const unit = planMirror(request, diagnostics, memo);
       if (!unit) continue;
       planned.push(unit);
       if (request.mode === 'remote-discovery') flat.push(unit);
     }
-    flatNeeds.set(link.path, flat.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
+    flatNeeds.set(link.path, flat);
   }
   appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
-  const federated = planFederatedServices(source, fleet, snapshot, diagnostics);
+  const federated = planFederatedServices(source, fleet, snapshot, diagnostics, memo);
   appendAll(planned, federated.units);
   for (const ns of federated.namespaces) namespaces.add(ns);
-  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false, adopted: new Set() };
+  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false, adopted: new Set(), memo };
   // One service's bad name skips that service only (unless strict): see isolateNames.
   const units = isolateNames(isolation, planned, diagnostics);
-  for (const link of fleet.links.filter((l) => l.source === source)) {
-    // One Secret per link serves its flat mirrors and its federated members alike (contract §4.1).
-    const kept = new Set(units.map((u) => `${u.namespace}/${u.serviceNames[0] ?? ''}`));
-    const neededBy = [...(flatNeeds.get(link.path) ?? []).filter((n) => kept.has(n)), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
+  // One Secret per link serves its flat mirrors and its federated members alike (contract §4.1). A
+  // flat mirror counts while a kept unit has its namespace and first name (itself, or a clash's keeper).
+  const keptUnits = new Set(units);
+  let keptNames: Set<string> | undefined;
+  const firstName = (u: MirrorUnit): string => `${u.namespace}/${u.serviceNames[0] ?? ''}`;
+  const kept = (u: MirrorUnit): boolean => keptUnits.has(u) || (keptNames ??= new Set(units.map(firstName))).has(firstName(u));
+  for (const link of links) {
+    const neededBy = [...(flatNeeds.get(link.path) ?? []).filter(kept).map(firstName), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
     if (neededBy.length > 0) {
-      const target = fleet.clusters.find((c) => c.name === link.target)!;
+      const target = memo.cluster(link.target)!;
       const requirement = credentialsRequirement(link, target, neededBy);
       requirements.push(requirement);
       // Warn, not fail: the mirrors are valid objects, and the Secret may well exist already
@@ -200,7 +208,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       }
     }
   }
-  const sourceCluster = fleet.clusters.find((c) => c.name === source)!;
+  const sourceCluster = memo.cluster(source)!;
   const localMembers = (sourceSnapshot?.globalMembers ?? []).filter((m) => !sourceSnapshot || sourceSnapshot.namespaces.includes(m.namespace));
   // StatefulSets: the `-global` Services aggregate the per-pod mirrors of every link of this source.
   // A per-pod Service whose pinned IP cannot be had skips its unit (unless strict), and the
@@ -209,25 +217,26 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const pinnedFailures = new Diagnostics();
   for (;;) {
     const round = new Diagnostics();
-    const modeUnits = units.filter((u) => !(u.pinnedServiceNames ?? []).some((n) => failedPins.has(`${u.namespace}/${n}`)));
-    const members = localMembers.filter((m) => !(m.hostnames ?? []).some((h) => failedPins.has(`${m.namespace}/${perPodServiceName(h, source)}`)));
+    const modeUnits = failedPins.size === 0 ? units : units.filter((u) => !(u.pinnedServiceNames ?? []).some((n) => failedPins.has(`${u.namespace}/${n}`)));
+    const members = failedPins.size === 0 ? localMembers : localMembers.filter((m) => !(m.hostnames ?? []).some((h) => failedPins.has(`${m.namespace}/${perPodServiceName(h, source)}`)));
     const globals = planGlobalServices(
       {
         source: sourceCluster,
-        targetOrder: fleet.links.filter((l) => l.source === source).map((l) => l.target),
+        targetOrder: links.map((l) => l.target),
         headless: modeUnits.filter((u): u is HeadlessUnit => u.mode === 'headless' && (u as HeadlessUnit).joinsGlobal),
         localMembers: members,
       },
       round,
     );
-    const all = isolateNames(isolation, [...modeUnits, ...globals], round);
+    // modeUnits passed isolateNames above (valid names, no clash among them): only the `-global` Services' names are checked again.
+    const all = isolateNames(isolation, [...modeUnits, ...globals], round, modeUnits.length);
     const adopted = adoptedClusterIPs(all, isolation.foreign, isolation.adopted);
     const pins = pinServiceIPs(sourceCluster, all, snapshot, adopted, isolation.strict, isolation.strict ? round : pinnedFailures);
     const newlyFailed = pins.failed.filter((k) => !failedPins.has(k));
     if (isolation.strict || newlyFailed.length === 0) {
       diagnostics.merge(round);
       diagnostics.merge(pinnedFailures);
-      const adoptedNow = all.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => isolation.adopted.has(k));
+      const adoptedNow = isolation.adopted.size === 0 ? [] : all.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => isolation.adopted.has(k));
       if (adoptedNow.length > 0) {
         diagnostics.note(`adopted from Linkerd's service-mirror controller: ${source}: ${adoptedNow.length} Service${adoptedNow.length === 1 ? '' : 's'} taken over in place (${sortedUnique(adoptedNow).join(', ')})`);
       }
@@ -237,11 +246,11 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
       for (const unit of all) if (managed.has(unit.namespace)) namespaces.add(unit.namespace);
       // A skipped per-pod Service keeps its pinned IP in the lock, so it gets it back once free.
       const previous = snapshot.pinnedServiceIPs?.[source] ?? {};
-      const pinnedIPs = { ...Object.fromEntries([...failedPins].filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]!])), ...pins.allocation };
+      const pinnedIPs = failedPins.size === 0 ? pins.allocation : { ...Object.fromEntries([...failedPins].filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]!])), ...pins.allocation };
       return {
         source,
         namespaces: [...namespaces].sort(compareStrings),
-        units: all.sort(compareBy((u) => u.namespace, (u) => u.serviceNames[0] ?? '')),
+        units: sortedUnits(all),
         requirements: requirements.sort(compareBy((r) => r.target)),
         pinnedIPs: sortedRecord(pinnedIPs),
       };
@@ -250,17 +259,25 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   }
 }
 
+/** `units` sorted by namespace, then first Service name (stable: equal units keep their order). */
+function sortedUnits(units: MirrorUnit[]): MirrorUnit[] {
+  const keyed = units.map((unit) => ({ unit, namespace: unit.namespace, name: unit.serviceNames[0] ?? '' }));
+  keyed.sort((a, b) => compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name));
+  return keyed.map((k) => k.unit);
+}
+
 /** Why `request` touches a system namespace (its target's, or `ns` of its source), or undefined. */
-function systemNamespaceProblem(request: MirrorRequest, fleet: FleetSpec, ns: string): string | undefined {
+function systemNamespaceProblem(request: MirrorRequest, memo: PlanMemo, ns: string): string | undefined {
   if (isSystemNamespace(request.target, request.service.namespace)) return `"${request.service.namespace}" is a system namespace of "${request.link.target}"`;
-  const source = fleet.clusters.find((c) => c.name === request.link.source);
+  const source = memo.cluster(request.link.source);
   if (source && isSystemNamespace(source, ns)) return `its mirror would go to "${ns}", a system namespace of "${request.link.source}"`;
   return undefined;
 }
 
 /** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules); `failed` lists the keys that got none. */
 function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapshot: FleetSnapshot, adopted: Readonly<Record<string, string>>, strict: boolean, diagnostics: Diagnostics): { allocation: Record<string, string>; failed: string[] } {
-  const requests = units.flatMap((u) => (u.pinnedServiceNames ?? []).map((name) => ({ namespace: u.namespace, name, origin: u.origin })));
+  const requests: { namespace: string; name: string; origin: string }[] = [];
+  for (const u of units) for (const name of u.pinnedServiceNames ?? []) requests.push({ namespace: u.namespace, name, origin: u.origin });
   if (requests.length === 0 || source.pinnedServiceIPRange === undefined) return { allocation: {}, failed: [] };
   const failed: string[] = [];
   const allocation = allocatePinnedIPs(
@@ -285,14 +302,14 @@ function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapsh
 }
 
 /** The unit of `request` in its mode. */
-function planMirror(request: ModedRequest, diagnostics: Diagnostics): MirrorUnit | undefined {
+function planMirror(request: ModedRequest, diagnostics: Diagnostics, memo: PlanMemo): MirrorUnit | undefined {
   switch (request.mode) {
     case 'gateway':
-      return planGatewayMirror(request, diagnostics);
+      return planGatewayMirror(request, diagnostics, memo);
     case 'remote-discovery':
-      return planRemoteDiscoveryMirror(request, diagnostics);
+      return planRemoteDiscoveryMirror(request, diagnostics, memo);
     case 'headless':
-      return planHeadlessMirror(request, diagnostics);
+      return planHeadlessMirror(request, diagnostics, memo);
   }
 }
 
@@ -306,6 +323,8 @@ interface Isolation {
   readonly strict: boolean;
   /** `namespace/name` of the foreign Services taken over from Linkerd's controller (filled by isolateNames). */
   readonly adopted: Set<string>;
+  /** The planning run's memo (name checks). */
+  readonly memo: PlanMemo;
 }
 
 /**
@@ -313,9 +332,10 @@ interface Isolation {
  * name of a foreign Service, or a name another unit also claims is skipped with a warning (in a
  * clash, the unit that owns the name in the current output keeps it; when none does, every
  * claimant is skipped, so no team can take another's mirror name). With `strict`, each is an error.
- * Returns the units kept, in their order.
+ * Returns the units kept, in their order. The first `checked` units passed these checks already (in
+ * this order, among themselves): only their claims are counted again.
  */
-function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagnostics: Diagnostics): MirrorUnit[] {
+function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagnostics: Diagnostics, checked = 0): MirrorUnit[] {
   const { source, strict } = isolation;
   const skip = (code: DiagnosticDefinition, unit: MirrorUnit, message: string, outcome: string): void => {
     const subject = { cluster: source, namespace: unit.namespace, service: unit.serviceNames[0] };
@@ -324,19 +344,23 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
   };
   const foreignByKey = new Map<string, ForeignService>(isolation.foreign.map((s) => [`${s.namespace}/${s.name}`, s]));
   const dropped = new Set<MirrorUnit>();
-  for (const unit of units) {
+  for (let i = checked; i < units.length; i++) {
+    const unit = units[i]!;
     for (const name of unit.serviceNames) {
-      const key = `${unit.namespace}/${name}`;
       if (name.length > MAX_SERVICE_NAME_LENGTH) {
         skip(Diag.MIRROR_NAME_INVALID, unit, `${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`, `${unit.origin} is skipped`);
         dropped.add(unit);
-      } else if (serviceNameProblem(name) !== undefined) {
-        // E.g. a per-pod mirror of a pod whose hostname starts with a digit: the API server would refuse it.
-        skip(Diag.MIRROR_NAME_INVALID, unit, `${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named ${serviceNameProblem(name)}; rename the service (or its StatefulSet), or exclude it from the link`, `${unit.origin} is skipped`);
-        dropped.add(unit);
+      } else {
+        const problem = isolation.memo.serviceNameProblem(name);
+        if (problem !== undefined) {
+          // E.g. a per-pod mirror of a pod whose hostname starts with a digit: the API server would refuse it.
+          skip(Diag.MIRROR_NAME_INVALID, unit, `${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named ${problem}; rename the service (or its StatefulSet), or exclude it from the link`, `${unit.origin} is skipped`);
+          dropped.add(unit);
+        }
       }
-      const foreign = foreignByKey.get(key);
+      const foreign = foreignByKey.size > 0 ? foreignByKey.get(`${unit.namespace}/${name}`) : undefined;
       if (foreign) {
+        const key = `${unit.namespace}/${name}`;
         const verdict = foreignNameVerdict(source, unit, name, foreign);
         if (verdict.adopt) {
           isolation.adopted.add(key);
@@ -347,17 +371,39 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
       }
     }
   }
-  const claimants = new Map<string, MirrorUnit[]>();
+  // Each name's claimants: the first by namespace and name (the strings are mostly shared between
+  // sources, so these maps find them fast), later ones only for names claimed twice.
+  const firstClaims = new Map<string, Map<string, MirrorUnit>>();
+  const laterClaims = new Map<string, MirrorUnit[]>();
   // Strict lists every problem, as before isolation; otherwise skipped units claim no name.
-  for (const unit of strict ? units : units.filter((u) => !dropped.has(u))) {
-    for (const name of new Set(unit.serviceNames)) {
-      const key = `${unit.namespace}/${name}`;
-      claimants.set(key, [...(claimants.get(key) ?? []), unit]);
+  for (const unit of units) {
+    if (!strict && dropped.has(unit)) continue;
+    let byName = firstClaims.get(unit.namespace);
+    if (!byName) firstClaims.set(unit.namespace, (byName = new Map()));
+    for (const name of unit.serviceNames) {
+      const first = byName.get(name);
+      if (first === undefined) {
+        byName.set(name, unit);
+      } else if (first !== unit) {
+        const key = `${unit.namespace}/${name}`;
+        const later = laterClaims.get(key);
+        if (later === undefined) laterClaims.set(key, [unit]);
+        else if (!later.includes(unit)) later.push(unit);
+      }
     }
   }
-  for (const [key, claims] of claimants) {
-    if (claims.length < 2) continue;
-    const [first, ...others] = claims as [MirrorUnit, ...MirrorUnit[]];
+  // Clashes in the order their names were first claimed (unit by unit, name by name).
+  const position = new Map<MirrorUnit, number>();
+  if (laterClaims.size > 0) units.forEach((u, i) => position.has(u) || position.set(u, i));
+  const clashes = [...laterClaims].map(([key, others]) => {
+    const slash = key.indexOf('/');
+    const name = key.slice(slash + 1);
+    const first = firstClaims.get(key.slice(0, slash))!.get(name)!;
+    return { key, first, others, at: [position.get(first)!, first.serviceNames.indexOf(name)] as const };
+  });
+  clashes.sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1]);
+  for (const { key, first, others } of clashes) {
+    const claims = [first, ...others];
     if (strict) {
       for (const other of others) {
         diagnostics.error(Diag.MIRROR_NAME_CLASH, `${source}: ${other.origin} and ${first.origin} would both be mirrored as Service ${key}; rename one of the services or exclude one from its link`, { cluster: source, namespace: other.namespace, service: key.split('/')[1] });
@@ -373,6 +419,7 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
     skip(Diag.MIRROR_NAME_CLASH, first, `${source}: ${claims.map((u) => u.origin).join(' and ')} would all be mirrored as Service ${key}; rename one of the services or exclude one from its link`, outcome);
     for (const u of losers) dropped.add(u);
   }
+  if (dropped.size === 0) return [...units];
   return units.filter((u) => !dropped.has(u));
 }
 

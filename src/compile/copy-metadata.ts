@@ -78,3 +78,33 @@ export function undeliverableMetadata(
   }
   return found;
 }
+
+/** What a link's policy copies of a remote service, and what it would copy but for kustomize-unsafe characters. */
+export interface CopiedMetadata {
+  readonly labels: Record<string, string>;
+  readonly annotations: Record<string, string>;
+  readonly undeliverable: UndeliverableKey[];
+}
+
+/**
+ * {@link copiedLabels}, {@link copiedAnnotations} and {@link undeliverableMetadata} of one service in
+ * one pass over its keys (each key is judged once).
+ */
+export function copiedMetadata(
+  remote: { readonly labels: Readonly<Record<string, string>>; readonly annotations: Readonly<Record<string, string>> },
+  link: Pick<LinkSpec, 'excludedLabels' | 'allowedLabels' | 'excludedAnnotations' | 'allowedAnnotations'>,
+): CopiedMetadata {
+  const out: CopiedMetadata = { labels: {}, annotations: {}, undeliverable: [] };
+  const lists = [
+    ['label', remote.labels, link.allowedLabels, link.excludedLabels, out.labels],
+    ['annotation', remote.annotations, link.allowedAnnotations, link.excludedAnnotations, out.annotations],
+  ] as const;
+  for (const [kind, record, allowed, excluded, copies] of lists) {
+    for (const [key, value] of Object.entries(record)) {
+      if (!selected(key, kind, allowed, excluded)) continue;
+      if (KUSTOMIZE_UNSAFE.test(key) || KUSTOMIZE_UNSAFE.test(value)) out.undeliverable.push({ kind, key, text: key + value });
+      else copies[key] = value;
+    }
+  }
+  return out;
+}

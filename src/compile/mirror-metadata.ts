@@ -1,11 +1,9 @@
 /** What every mode's mirror Service shares: its name, origin, fq-name, and the labels and annotations of contract §2.1. */
-import { MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
-import { MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
 import { kustomizeUnsafeCharacters } from '../contract/metadata-policy.js';
-import { copiedAnnotations, copiedLabels, undeliverableMetadata, type UndeliverableKey } from './copy-metadata.js';
+import type { UndeliverableKey } from './copy-metadata.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
-import { mirrorServiceName, remoteFqName } from './names.js';
+import { PlanMemo } from './plan-memo.js';
 import { Diag } from '../diagnostics/diagnostic-codes.js';
 
 /** The common parts of a mirror Service. */
@@ -18,32 +16,34 @@ export interface MirrorMetadata {
   readonly namespace: string;
   /** `<svc>.<ns>.svc.<target domain>`. */
   readonly fqName: string;
-  readonly labels: Record<string, string>;
-  readonly annotations: Record<string, string>;
+  /** Shared between the mirrors of every source (frozen): copy before changing. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Shared between the mirrors of every source (frozen): copy before changing. */
+  readonly annotations: Readonly<Record<string, string>>;
 }
 
-/** The common parts of `request`'s mirror, or undefined (with a warning) when the service has no ports. */
-export function mirrorMetadata(request: MirrorRequest, diagnostics: Diagnostics): MirrorMetadata | undefined {
+/**
+ * The common parts of `request`'s mirror, or undefined (with a warning) when the service has no ports.
+ * @param memo the planning run's memo: what depends on the target service and the link's metadata
+ *   policy alone is computed once for every source. @default computed here
+ */
+export function mirrorMetadata(request: MirrorRequest, diagnostics: Diagnostics, memo: PlanMemo = new PlanMemo()): MirrorMetadata | undefined {
   const { link, target, service } = request;
-  const origin = `${target.name}/${service.namespace}/${service.name}`;
+  const shared = memo.metadata(service, target, link);
+  const origin = shared.origin;
   if (service.ports.length === 0) {
     diagnostics.warn(Diag.NO_PORTS, `${link.source}: ${origin} has no ports, so it cannot be mirrored (a mirror Service needs at least one port); skipped`, { cluster: link.source, target: target.name, namespace: service.namespace, service: service.name });
     return undefined;
   }
-  for (const u of undeliverableMetadata(service, link)) diagnostics.warn(Diag.METADATA_NOT_DELIVERED, undeliverableWarning(link.source, origin, target.name, u), { cluster: link.source, target: target.name, namespace: service.namespace, service: service.name });
-  const fqName = remoteFqName(service.name, service.namespace, target.clusterDomain);
+  // Each source reports the keys it cannot deliver: the memo shares the finding, not the warning.
+  for (const u of shared.undeliverable) diagnostics.warn(Diag.METADATA_NOT_DELIVERED, undeliverableWarning(link.source, origin, target.name, u), { cluster: link.source, target: target.name, namespace: service.namespace, service: service.name });
   return {
     origin,
-    name: request.placement?.name ?? mirrorServiceName(service.name, target.name),
+    name: request.placement?.name ?? shared.name,
     namespace: request.placement?.namespace ?? service.namespace,
-    fqName,
-    labels: {
-      ...copiedLabels(service.labels, link),
-      [MIRRORED_RESOURCE_LABEL]: 'true',
-      [REMOTE_CLUSTER_NAME_LABEL]: target.name,
-      [MANAGED_LABEL]: MANAGED_VALUE,
-    },
-    annotations: { ...copiedAnnotations(service.annotations, link), [REMOTE_SVC_FQ_NAME_ANNOTATION]: fqName },
+    fqName: shared.fqName,
+    labels: shared.labels,
+    annotations: shared.annotations,
   };
 }
 

@@ -9,11 +9,15 @@ import type { ObservedService } from '../snapshot/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorPlacement } from './mirror-unit.js';
 import { mirrorServiceName } from './names.js';
+import type { PlanMemo } from './plan-memo.js';
 import { Diag } from '../diagnostics/diagnostic-codes.js';
 
-/** Where `service` of `link`'s target is mirrored, when renamed or relocated; undefined for the default place. */
-export function mirrorPlacement(link: LinkSpec, fleet: FleetSpec, service: ObservedService, mode: string, diagnostics: Diagnostics): MirrorPlacement | undefined {
-  const exp = fleet.explicitExports.find((e) => e.cluster === link.target && e.namespace === service.namespace && e.name === service.name);
+/**
+ * Where `service` of `link`'s target is mirrored, when renamed or relocated; undefined for the default place.
+ * @param memo finds the explicit export by index instead of a scan per service @default a scan
+ */
+export function mirrorPlacement(link: LinkSpec, fleet: FleetSpec, service: ObservedService, mode: string, diagnostics: Diagnostics, memo?: PlanMemo): MirrorPlacement | undefined {
+  const exp = memo ? memo.explicitExport(link.target, service.namespace, service.name) : fleet.explicitExports.find((e) => e.cluster === link.target && e.namespace === service.namespace && e.name === service.name);
   // An own property only: a namespace called "constructor" must not find Object.prototype's.
   const mapped = link.namespaceMap !== undefined && Object.hasOwn(link.namespaceMap, service.namespace) ? link.namespaceMap[service.namespace] : undefined;
   const namespace = exp?.mirrorAs?.namespace ?? mapped;

@@ -1,10 +1,10 @@
 /** Which target services each link mirrors, and in which mode. */
 import type { ClusterSpec, FleetSpec, LinkSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
-import type { FleetSnapshot, ObservedService } from '../snapshot/snapshot.js';
+import type { FleetSnapshot, ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorRequest } from './mirror-unit.js';
-import { namespaceSelected } from './namespace-filter.js';
+import { PlanMemo } from './plan-memo.js';
 import { readsServiceExports } from '../model/service-exports.js';
 import { mirrorPlacement } from './mirror-placement.js';
 import { Diag } from '../diagnostics/diagnostic-codes.js';
@@ -21,10 +21,11 @@ export interface ModedRequest extends MirrorRequest {
  * The mirror requests of one link, in the target snapshot's (sorted) order. A service matching the
  * link's `remoteDiscoverySelector` is mirrored in flat mode, even when it also matches `selector` or
  * is explicitly exported (Linkerd: remote discovery wins); otherwise `selector`, an explicit export
- * or, for an MCS link, a ServiceExport object makes it a gateway-mode mirror.
+ * or, for an MCS link, a ServiceExport object makes it a gateway-mode mirror. `memo` shares work
+ * between the links of one planning run (see plan-memo.ts).
  */
-export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, established?: (origin: string) => boolean): ModedRequest[] {
-  const target = fleet.clusters.find((c) => c.name === link.target) as ClusterSpec;
+export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, established?: (origin: string) => boolean, memo: PlanMemo = new PlanMemo(fleet.clusters, fleet.explicitExports)): ModedRequest[] {
+  const target = memo.cluster(link.target) as ClusterSpec;
   const targetSnapshot = snapshot.targets[link.target];
   if (!targetSnapshot) {
     diagnostics.warn(Diag.TARGET_NEVER_OBSERVED, `${link.source}: target "${link.target}" has never been observed successfully, so nothing from it is mirrored yet`, { cluster: link.source, target: link.target });
@@ -42,16 +43,15 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   for (const missing of targetSnapshot.missingExplicitExports) {
     diagnostics.warn(Diag.EXPLICIT_EXPORT_MISSING, `${link.source}: explicit export ${link.target}/${missing} does not exist in "${link.target}"; nothing mirrored for it`, { cluster: link.source, target: link.target, namespace: missing.split('/')[0], service: missing.split('/')[1] });
   }
-  const source = fleet.clusters.find((c) => c.name === link.source) as ClusterSpec;
+  const source = memo.cluster(link.source) as ClusterSpec;
   const requests: ModedRequest[] = [];
-  for (const service of targetSnapshot.services) {
-    if (!namespaceSelected(link.namespaces, service.namespace)) continue;
-    if (selectorMatches(link.remoteDiscoverySelector, service.labels)) {
-      mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics); // warns: not applicable
+  for (const { service, flat } of selectedServices(link, targetSnapshot, fromServiceExports, memo)) {
+    if (flat) {
+      mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics, memo); // warns: not applicable
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
-    } else if (service.explicit || selectorMatches(link.selector, service.labels) || (fromServiceExports && service.serviceExport)) {
+    } else {
       const mode = gatewayModeOf(service, source, target, link, diagnostics);
-      const placement = mirrorPlacement(link, fleet, service, mode, diagnostics);
+      const placement = mirrorPlacement(link, fleet, service, mode, diagnostics, memo);
       requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}), ...(established ? { established } : {}) });
     }
   }
@@ -59,6 +59,30 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     diagnostics.warn(Diag.NO_GATEWAY_ADDRESS, `${link.source}: no gateway address is known for "${link.target}", so its gateway-mode mirrors are not compiled`, { cluster: link.source, target: link.target });
   }
   return requests;
+}
+
+/** A target service a link selects: in flat mode (its `remoteDiscoverySelector`) or else in a gateway mode. */
+interface SelectedService {
+  readonly service: ObservedService;
+  readonly flat: boolean;
+}
+
+/**
+ * The services of `targetSnapshot` that `link` selects, in the snapshot's order. They depend on the
+ * target's observation and on the link's namespace filter, selectors and ServiceExport reading only,
+ * so the links of every source that agree on these share one list (plan-memo.ts).
+ */
+function selectedServices(link: LinkSpec, targetSnapshot: TargetSnapshot, fromServiceExports: boolean, memo: PlanMemo): readonly SelectedService[] {
+  const key = `select\n${JSON.stringify([link.namespaces, link.remoteDiscoverySelector, link.selector, fromServiceExports])}`;
+  return memo.shared(targetSnapshot, key, () => {
+    const selected: SelectedService[] = [];
+    for (const service of targetSnapshot.services) {
+      if (!memo.namespaceSelected(link.namespaces, service.namespace)) continue;
+      if (selectorMatches(link.remoteDiscoverySelector, service.labels)) selected.push({ service, flat: true });
+      else if (service.explicit || selectorMatches(link.selector, service.labels) || (fromServiceExports && service.serviceExport)) selected.push({ service, flat: false });
+    }
+    return selected;
+  });
 }
 
 /**

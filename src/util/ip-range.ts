@@ -59,11 +59,16 @@ export function addressAt(range: IpRange, offset: bigint): string {
 
 /** The canonical text form of an IP (IPv6 compressed, lower case), so equal addresses compare equal. */
 export function canonicalIp(ip: string): string {
+  // A dotted quad that isIPv4 accepts is canonical already (no leading zeros, each part at most 255).
+  if (isIPv4(ip)) return ip;
   return bigIntToIp(ipToBigInt(ip), isIPv4(ip) ? 4 : 6);
 }
 
 function ipToBigInt(ip: string): bigint {
-  if (isIPv4(ip)) return ip.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
+  if (isIPv4(ip)) {
+    const [a, b, c, d] = ip.split('.').map(Number) as [number, number, number, number];
+    return BigInt(a * 0x1000000 + b * 0x10000 + c * 0x100 + d);
+  }
   let text = ip.toLowerCase();
   // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two hextets.
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);

@@ -58,14 +58,14 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
   const live = input.live ?? [];
   const liveByIp = new Map(live.map((s) => [s.ip, s]));
   const ourLiveByKey = new Map(live.filter((s) => s.managed).map((s) => [pinnedKey(s.namespace, s.name), s.ip]));
-  const requests = [...input.requests].sort((a, b) => compareStrings(pinnedKey(a.namespace, a.name), pinnedKey(b.namespace, b.name)));
+  // Sorted by key (each key made once, not at every comparison; the sort is stable, as before).
+  const requests = input.requests.map((request) => ({ request, key: pinnedKey(request.namespace, request.name) })).sort((a, b) => compareStrings(a.key, b.key));
 
   const allocation = new Map<string, string>();
   const adopted = input.adopted ?? {};
   const taken = new Set<string>([...liveByIp.keys(), ...Object.values(input.previous).map(canonicalIp), ...Object.values(adopted).map(canonicalIp)]);
   const pending: PinnedServiceRequest[] = [];
-  for (const request of requests) {
-    const key = pinnedKey(request.namespace, request.name);
+  for (const { request, key } of requests) {
     const adoptedIp = adopted[key];
     if (adoptedIp !== undefined) {
       allocation.set(key, canonicalIp(adoptedIp));
@@ -113,5 +113,8 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
     allocation.set(key, ip);
     taken.add(ip);
   }
-  return Object.fromEntries([...allocation.entries()].sort(([a], [b]) => compareStrings(a, b)));
+  // Requests were sorted, so the allocation usually is: sorted again only when it is not.
+  const entries = [...allocation.entries()];
+  if (entries.some(([k], i) => i > 0 && compareStrings(entries[i - 1]![0], k) > 0)) entries.sort(([a], [b]) => compareStrings(a, b));
+  return Object.fromEntries(entries);
 }

@@ -7,16 +7,16 @@
  */
 import { LOCAL_DISCOVERY_ANNOTATION, MIRRORED_RESOURCE_LABEL, REMOTE_DISCOVERY_ANNOTATION } from '../../../contract/linkerd.js';
 import { MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
-import type { FleetSpec } from '../../../model/fleet-spec.js';
+import type { FleetSpec, LinkSpec } from '../../../model/fleet-spec.js';
 import { selectorMatches, selectorToQuery } from '../../../model/label-selector.js';
-import type { FleetSnapshot } from '../../../snapshot/snapshot.js';
+import type { FleetSnapshot, ObservedService, TargetSnapshot } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { copiedAnnotations, copiedLabels, undeliverableMetadata } from '../../copy-metadata.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { undeliverableWarning } from '../../mirror-metadata.js';
 import type { MirrorUnit } from '../../mirror-unit.js';
 import { federatedServiceName } from '../../names.js';
-import { namespaceSelected } from '../../namespace-filter.js';
+import { PlanMemo } from '../../plan-memo.js';
 import { federatedConflicts } from './federated-conflicts.js';
 import { byPrecedence, memberId, type FederatedMember } from './federated-member.js';
 import { FederatedService } from './federated-service.js';
@@ -37,9 +37,12 @@ export interface FederatedPlan {
   readonly credentialNeeds: ReadonlyMap<string, readonly string[]>;
 }
 
-/** The federated Services of `source`, with warnings for members left out and for conflicts. */
-export function planFederatedServices(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): FederatedPlan {
-  const groups = collectMembers(source, fleet, snapshot, diagnostics);
+/**
+ * The federated Services of `source`, with warnings for members left out and for conflicts.
+ * @param memo shares each target's candidate members between the links of every source (plan-memo.ts) @default none shared
+ */
+export function planFederatedServices(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, memo: PlanMemo = new PlanMemo(fleet.clusters)): FederatedPlan {
+  const groups = collectMembers(source, fleet, snapshot, diagnostics, memo);
   const sourceSnapshot = snapshot.sources[source];
   const units: MirrorUnit[] = [];
   const namespaces = new Set<string>();
@@ -112,15 +115,28 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
   return { units, namespaces: [...namespaces].sort(compareStrings), credentialNeeds };
 }
 
+/**
+ * The services of `targetSnapshot` that `link` takes as federated members, in the snapshot's order:
+ * they depend on the target's observation and the link's namespace filter and federated selector
+ * only, so links that agree on these share one list.
+ */
+function federatedCandidates(link: LinkSpec, targetSnapshot: TargetSnapshot, memo: PlanMemo): readonly ObservedService[] {
+  return memo.shared(targetSnapshot, `federated\n${JSON.stringify([link.namespaces, link.federatedServiceSelector])}`, () =>
+    targetSnapshot.services.filter((service) => memo.namespaceSelected(link.namespaces, service.namespace) && selectorMatches(link.federatedServiceSelector, service.labels)),
+  );
+}
+
 /** Every candidate member of `source`'s federated Services, grouped by `namespace/name`, unordered. */
-function collectMembers(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics): Map<string, FederatedMember[]> {
+function collectMembers(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, memo: PlanMemo): Map<string, FederatedMember[]> {
   const groups = new Map<string, FederatedMember[]>();
   const add = (member: FederatedMember): void => {
     const key = `${member.service.namespace}/${member.service.name}`;
-    groups.set(key, [...(groups.get(key) ?? []), member]);
+    const group = groups.get(key);
+    if (group) group.push(member);
+    else groups.set(key, [member]);
   };
 
-  const sourceCluster = fleet.clusters.find((c) => c.name === source)!;
+  const sourceCluster = memo.cluster(source)!;
   const sourceSnapshot = snapshot.sources[source];
   const localQuery = selectorToQuery(sourceCluster.localFederatedSelector);
   for (const service of sourceSnapshot?.federatedMembers ?? []) {
@@ -129,10 +145,9 @@ function collectMembers(source: string, fleet: FleetSpec, snapshot: FleetSnapsho
 
   // selectMirrors already warns about targets that were never observed or lack a selector in the lock.
   for (const link of fleet.links.filter((l) => l.source === source)) {
-    for (const service of snapshot.targets[link.target]?.services ?? []) {
-      if (!namespaceSelected(link.namespaces, service.namespace)) continue;
-      if (selectorMatches(link.federatedServiceSelector, service.labels)) add({ cluster: link.target, link, service });
-    }
+    const targetSnapshot = snapshot.targets[link.target];
+    if (!targetSnapshot) continue;
+    for (const service of federatedCandidates(link, targetSnapshot, memo)) add({ cluster: link.target, link, service });
   }
 
   if (sourceSnapshot && sourceSnapshot.federatedSelector !== localQuery && groups.size > 0) {

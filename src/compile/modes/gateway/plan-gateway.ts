@@ -2,12 +2,13 @@
 import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
+import type { PlanMemo } from '../../plan-memo.js';
 import { GatewayMirror, type MirrorEndpoints } from './gateway-mirror.js';
 import { genericGatewayPort, isGenericGateway } from './generic-gateway-port.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
-/** The gateway-mode unit for `request`, or undefined (with a warning) when it cannot be built. */
-export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnostics): MirrorUnit | undefined {
+/** The gateway-mode unit for `request`, or undefined (with a warning) when it cannot be built; `memo` shares work between sources (see plan-memo.ts). */
+export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnostics, memo?: PlanMemo): MirrorUnit | undefined {
   const { link, service, targetSnapshot } = request;
   const observed = targetSnapshot.gateway;
   if (!observed) return undefined; // reported once per target by the caller
@@ -22,7 +23,7 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
     gateway = { addresses: observed.addresses, port: port.port };
     diagnostics.note(`generic gateway: ${link.source} ← ${request.target.name}/${service.namespace}/${service.name}: ${observed.addresses.join(',')} port ${port.port}`);
   }
-  const meta = mirrorMetadata(request, diagnostics);
+  const meta = mirrorMetadata(request, diagnostics, memo);
   if (!meta) return undefined;
   const { origin, name, namespace, fqName, labels, annotations } = meta;
   return {

@@ -6,11 +6,11 @@
 import { HEADLESS_MIRROR_SVC_NAME_LABEL, MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { GLOBAL_LABEL, GLOBAL_VALUE, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
 import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snapshot.js';
-import { copiedLabels } from '../../copy-metadata.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
-import { perPodServiceName, remotePodFqName } from '../../names.js';
+import { PlanMemo } from '../../plan-memo.js';
+import { remotePodFqName } from '../../names.js';
 import { GatewayMirror } from '../gateway/gateway-mirror.js';
 import { gatewayEndpoints } from '../gateway/plan-gateway.js';
 import { HeadlessRootMirror } from './headless-mirror.js';
@@ -35,25 +35,26 @@ export interface HeadlessUnit extends MirrorUnit {
   readonly joinsGlobal: boolean;
 }
 
-/** The headless unit of `request`, or undefined (with a warning) when it cannot be built. */
-export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnostics): HeadlessUnit | undefined {
+/** The headless unit of `request`, or undefined (with a warning) when it cannot be built; `memo` shares work between sources (see plan-memo.ts). */
+export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnostics, memo: PlanMemo = new PlanMemo()): HeadlessUnit | undefined {
   const { link, target, service, targetSnapshot } = request;
   const gateway = targetSnapshot.gateway;
   if (!gateway) return undefined; // reported once per target by selection
-  const meta = mirrorMetadata(request, diagnostics);
+  const meta = mirrorMetadata(request, diagnostics, memo);
   if (!meta) return undefined;
+  const shared = memo.metadata(service, target, link);
   const { origin, name, fqName, labels, annotations } = meta;
   // Following pod readiness (Linkerd's way), a pod none of whose endpoints is ready is left out.
   const notReady = new Set(link.followPodReadiness === true ? (service.notReadyHostnames ?? []) : []);
-  const hostnames = (service.hostnames ?? []).filter((h) => !notReady.has(h));
+  const hostnames = service.hostnames ?? [];
   // Endpoints list container ports; without any (an unusual slice), the Service's own ports stand in.
   const endpointPorts = service.endpointPorts?.length
     ? service.endpointPorts
     : service.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: typeof p.targetPort === 'number' ? p.targetPort : p.port }));
-  const pods = hostnames.map((hostname) => ({ hostname, serviceName: perPodServiceName(hostname, target.name) }));
+  const pods = hostnames.flatMap((hostname, i) => (notReady.has(hostname) ? [] : [{ hostname, serviceName: shared.podServiceNames[i]! }]));
   // Per-pod mirrors copy the remote labels but no annotations (Linkerd does the same).
   const podLabels = {
-    ...copiedLabels(service.labels, link),
+    ...shared.copiedLabels,
     [MIRRORED_RESOURCE_LABEL]: 'true',
     [REMOTE_CLUSTER_NAME_LABEL]: target.name,
     [HEADLESS_MIRROR_SVC_NAME_LABEL]: name,

@@ -3,12 +3,13 @@ import { REMOTE_DISCOVERY_LABEL, REMOTE_SERVICE_LABEL } from '../../../contract/
 import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
+import type { PlanMemo } from '../../plan-memo.js';
 import { RemoteDiscoveryMirror } from './remote-discovery-mirror.js';
 
-/** The flat-mode unit for `request`, or undefined (with a warning) when it cannot be built. Needs no gateway. */
-export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: Diagnostics): MirrorUnit | undefined {
+/** The flat-mode unit for `request`, or undefined (with a warning) when it cannot be built. Needs no gateway; `memo` shares work between sources (see plan-memo.ts). */
+export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: Diagnostics, memo?: PlanMemo): MirrorUnit | undefined {
   const { link, target, service } = request;
-  const meta = mirrorMetadata(request, diagnostics);
+  const meta = mirrorMetadata(request, diagnostics, memo);
   if (!meta) return undefined;
   const { origin, name, annotations } = meta;
   // The destination's ClusterStore key and the remote service it subscribes to (contract §4.2).
