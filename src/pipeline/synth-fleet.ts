@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
 import type { FileTree } from '../emit/render-files.js';
 import { renderClusterUnits } from '../emit/render-units.js';
+import type { RenderedClusterSink } from './streamed-write.js';
 import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, unitFamily } from '../delivery/delivery-units.js';
 import type { UnitFiles, UnitRecord, UnitRecords } from '../state/lock-document.js';
 import { treeUnitRecords } from '../state/adopt-dist.js';
@@ -101,9 +102,10 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
  * @param previous the output as committed now, when the caller has it: an unchanged file reuses its text (memory only). @default none
  * @param maxUnitObjects the most objects of one delivery unit @default MAX_UNIT_OBJECTS (500)
  * @param state the lock's unit records and the integrity check. @default none: every unit rendered, shard counts from `previous`
+ * @param sink given each cluster's rendered folder (paths relative to it) and its kept units as soon as it is rendered, instead of the returned `tree` (which stays empty): the caller streams them. @default none: every folder in `tree`
  * @throws CompileError when the fleet cannot be compiled; nothing is rendered then
  */
-export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number, state?: PreviousUnits): CompiledTree {
+export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number, state?: PreviousUnits, sink?: RenderedClusterSink): CompiledTree {
   const planned = planFleet(spec, snapshot, options);
   const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
   onCompiled?.();
@@ -156,6 +158,10 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       rendered.add(`${cluster}/${unit}`);
     }
     units[cluster] = Object.fromEntries(Object.entries(clusterUnits).sort(([a], [b]) => compareStrings(a, b)));
+    if (sink) {
+      sink(cluster, files, kept);
+      continue;
+    }
     for (const [rel, content] of files) {
       const key = `${cluster}/${rel}`;
       // An unchanged file keeps the text already read from disk, so the new copy is garbage at once.
