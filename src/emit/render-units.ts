@@ -18,6 +18,7 @@ import { BASE_UNIT, MAX_UNIT_OBJECTS, shardCount, shardName, shardOf, unitFamily
 import { compareStrings } from '../util/order.js';
 import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
 import { appendAll } from '../util/append-all.js';
+import { objectJson } from './object-json.js';
 import type { UnitRecord } from '../state/lock-document.js';
 import { filesRecord, objectInventory } from '../state/unit-inventory.js';
 
@@ -40,9 +41,9 @@ export function renderClusterUnits(source: SourceChart | undefined, baseCharts: 
   const families = new Map<string, Family>();
   if (source) {
     // The chart's own objects are its Namespaces; every mirror unit renders under a scope of its own.
-    for (const child of source.node.children) if (ApiObject.isApiObject(child)) units.get(BASE_UNIT)!.push(child.toJson());
+    for (const child of source.node.children) if (ApiObject.isApiObject(child)) units.get(BASE_UNIT)!.push(objectJson(child));
     for (const { unit, scope } of source.unitScopes) {
-      const rendered = scope.node.findAll().filter(ApiObject.isApiObject).map((o) => o.toJson());
+      const rendered = scope.node.findAll().filter(ApiObject.isApiObject).map(objectJson);
       const family = unitFamily(unit.target);
       let f = families.get(family);
       if (!f) families.set(family, (f = { members: [] }));
