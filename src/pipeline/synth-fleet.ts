@@ -6,7 +6,8 @@
  * {@link compileFleetTree} as well.
  */
 import { App } from 'cdk8s';
-import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-fleet.js';
+import { planFleet, sourceChart, type CompileOptions, type SourcePlan } from '../compile/compile-fleet.js';
+import type { SourceChart } from '../compile/source-chart.js';
 import { compareStrings } from '../util/order.js';
 import { readFileSync } from 'node:fs';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
@@ -145,12 +146,11 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
         families.delete(family);
       }
     }
-    // One source's constructs at a time, in an app of its own: they are garbage once its files are
-    // rendered, so a large fleet's memory is bounded by its largest source.
-    const toRender = plan ? { ...plan, units: plan.units.filter((u) => families.has(unitFamily(u.target))) } : undefined;
-    const chart = toRender ? sourceChart(new App({ outdir: 'unused' }), toRender) : undefined;
+    // One family's constructs at a time, each in an app of its own (the source's Namespaces in one
+    // more): they are garbage once its files are rendered, so memory is bounded by a family, not a source.
+    const charts = plan ? familyCharts(plan, families) : undefined;
     const fresh = new Map<string, Omit<UnitRecord, 'inputs'>>();
-    const files = renderClusterUnits(chart, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
+    const files = renderClusterUnits(charts, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
     for (const [unit, record] of fresh) {
       const family = parseUnitName(unit)?.family;
       const digest = family !== undefined ? digests.get(family) : undefined;
@@ -170,6 +170,13 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     }
   }
   return { tree, snapshot: pinned, warnings: planned.warnings, diagnostics: planned.diagnostics, planRows: planned.planRows, units, rendered };
+}
+
+/** The charts of `plan`, created one by one as they are iterated: its Namespaces, then one per family of `families` (in plan order). */
+function* familyCharts(plan: SourcePlan, families: ReadonlyMap<string, readonly MirrorUnit[]>): Generator<SourceChart> {
+  yield sourceChart(new App({ outdir: 'unused' }), { ...plan, units: [] });
+  const order = [...new Set(plan.units.map((u) => unitFamily(u.target)))].filter((f) => families.has(f));
+  for (const family of order) yield sourceChart(new App({ outdir: 'unused' }), { ...plan, namespaces: [], units: [...families.get(family)!] });
 }
 
 /**

@@ -53,7 +53,7 @@ describe('a cold synth (every unit folder new)', () => {
       assert.deepEqual(folders, ['dist/a/base', 'dist/a/from-b', 'dist/b/base']);
       // AND only each cluster's kustomization.yaml and the lock are put file by file, after the folders
       assert.deepEqual(journal.ops.filter((o) => o.op === 'put').map((o) => `${o.step} ${o.path}`), ['apply-kustomization dist/a/kustomization.yaml', 'apply-kustomization dist/b/kustomization.yaml', 'apply-lock clusters/fleet.lock.json']);
-      assert.ok(journal.ops.findIndex((o) => o.op === 'put') > journal.ops.findLastIndex((o) => o.op === 'put-dir'));
+      assert.ok(journal.ops.findIndex((o) => o.op === 'put') > journal.ops.map((o) => o.op).lastIndexOf('put-dir'));
       assert.equal(repo.committedHash(), states.new);
       assert.deepEqual(danglingKustomizationEntries(repo.outDir), []);
       const next = await synthInProcess(repo, 'write');
