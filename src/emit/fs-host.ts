@@ -27,6 +27,8 @@ export const WRITE_STEPS = [
   'journal-commit',
   /** Creating a folder of the output that the new tree needs. */
   'apply-mkdir',
+  /** Renaming a new unit folder, staged whole, into place (with its files and its kustomization.yaml). */
+  'apply-folder',
   /** Renaming a staged object file into place. */
   'apply-object',
   /** Renaming a staged kustomization.yaml into place (after every object file). */

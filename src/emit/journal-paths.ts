@@ -62,8 +62,8 @@ export function journalProblems(host: FsHost, scope: JournalScope, ops: unknown,
   const problems: string[] = [];
   ops.forEach((raw: RawOp, i) => {
     const where = `operation ${i + 1}`;
-    if (raw === null || typeof raw !== 'object' || !['put', 'delete', 'rmdir'].includes(raw.op as string)) {
-      problems.push(`${where}: ${JSON.stringify(raw?.op)} is not put, delete or rmdir`);
+    if (raw === null || typeof raw !== 'object' || !['put', 'put-dir', 'delete', 'rmdir'].includes(raw.op as string)) {
+      problems.push(`${where}: ${JSON.stringify(raw?.op)} is not put, put-dir, delete or rmdir`);
       return;
     }
     const target = checkedRelative(base, raw.path);
@@ -79,10 +79,14 @@ export function journalProblems(host: FsHost, scope: JournalScope, ops: unknown,
     }
     const escape = symlinkEscape(host, target.resolved, insideHome ? resolve(scope.home) : dirname(target.resolved));
     if (escape) problems.push(`${where}: ${raw.op} ${JSON.stringify(raw.path)}: ${escape}`);
-    if (raw.op !== 'put') return;
+    if (raw.op !== 'put' && raw.op !== 'put-dir') return;
     const staged = checkedRelative(base, raw.staged);
     if (typeof staged === 'string') {
       problems.push(`${where}: staged file ${staged}`);
+      return;
+    }
+    if (raw.op === 'put-dir' && (!insideHome || !within(staged.resolved, resolve(scope.txn)))) {
+      problems.push(`${where}: a folder is put only inside ${shownPath(resolve(scope.home))}/ from inside ${shownPath(scope.txn)}/`);
       return;
     }
     const beside = join(dirname(target.resolved), `.${basename(target.resolved)}${STAGED_BESIDE_SUFFIX}`);

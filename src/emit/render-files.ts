@@ -9,6 +9,7 @@ import { CompileError } from '../compile/diagnostics.js';
 import { compareStrings } from '../util/order.js';
 import { dns1123LabelProblem, dns1123SubdomainProblem } from '../util/k8s-names.js';
 import { stringifyYaml, UnwritableStringError } from './yaml-writer.js';
+import { objectJson } from './object-json.js';
 
 export { stringifyYaml } from './yaml-writer.js';
 
@@ -85,7 +86,7 @@ export function chartObjects(chart: Chart): ReturnType<Chart['toJson']> {
     if (c !== chart && c instanceof Chart) return chart.toJson();
     if (ApiObject.isApiObject(c)) apiObjects.push(c);
   }
-  return apiObjects.map((o) => o.toJson());
+  return apiObjects.map(objectJson);
 }
 
 /** Whether a construct has validations to run (constructs keeps them in a private list). */

@@ -18,6 +18,7 @@ import { BASE_UNIT, MAX_UNIT_OBJECTS, shardCount, shardName, shardOf, unitFamily
 import { compareStrings } from '../util/order.js';
 import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
 import { appendAll } from '../util/append-all.js';
+import { objectJson } from './object-json.js';
 import type { UnitRecord } from '../state/lock-document.js';
 import { filesRecord, objectInventory } from '../state/unit-inventory.js';
 
@@ -30,34 +31,19 @@ interface Family {
 
 /**
  * The files of one cluster's folder (paths relative to it).
- * @param source the cluster's mirrors, when it is some link's source
+ * @param source the cluster's mirrors, when it is some link's source: one chart, or several charts
+ *   created one after the other (a family's units never split over two), each rendered to text and
+ *   dropped before the next is created, so only one family's constructs are alive at a time
  * @param baseCharts charts whose objects all go to the base unit (the reader identity)
  * @param previousShards the shard count of each family in the committed folder (see previousShardCounts)
  * @param maxObjects the most objects per unit @default MAX_UNIT_OBJECTS
  */
-export function renderClusterUnits(source: SourceChart | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS, rest: RenderRest = {}): FileTree {
-  const units = new Map<string, K8sObject[]>([[BASE_UNIT, []]]);
-  const families = new Map<string, Family>();
-  if (source) {
-    // The chart's own objects are its Namespaces; every mirror unit renders under a scope of its own.
-    for (const child of source.node.children) if (ApiObject.isApiObject(child)) units.get(BASE_UNIT)!.push(child.toJson());
-    for (const { unit, scope } of source.unitScopes) {
-      const rendered = scope.node.findAll().filter(ApiObject.isApiObject).map((o) => o.toJson());
-      const family = unitFamily(unit.target);
-      let f = families.get(family);
-      if (!f) families.set(family, (f = { members: [] }));
-      f.members.push({ key: `${unit.namespace}/${unit.serviceNames[0] ?? unit.origin}`, objects: rendered.length, rendered });
-    }
-  }
-  for (const chart of baseCharts) appendAll(units.get(BASE_UNIT)!, chartObjects(chart));
-  for (const [family, { members }] of families) {
-    const n = shardCount(members, previousShards.get(family), maxObjects);
-    for (let i = 0; i < n; i++) units.set(shardName(family, i), []);
-    for (const m of members) appendAll(units.get(shardName(family, shardOf(m.key, n)))!, m.rendered);
-  }
+export function renderClusterUnits(source: SourceChart | Iterable<SourceChart> | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS, rest: RenderRest = {}): FileTree {
   const files: FileTree = new Map();
-  const cluster = source?.cluster ?? (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';
-  for (const [unit, objects] of units) {
+  const unitNames: string[] = [];
+  const base: K8sObject[] = [];
+  let cluster = (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';
+  const writeUnit = (unit: string, objects: readonly K8sObject[]): void => {
     const resources: string[] = [];
     const sizes: [string, number][] = [];
     for (const object of objects) {
@@ -73,9 +59,36 @@ export function renderClusterUnits(source: SourceChart | undefined, baseCharts: 
     files.set(`${unit}/kustomization.yaml`, kustomization);
     sizes.push(['kustomization.yaml', Buffer.byteLength(kustomization)]);
     rest.records?.set(unit, { files: filesRecord(sizes), ...objectInventory(objects) });
+    unitNames.push(unit);
+  };
+  const charts: Iterable<SourceChart> = source === undefined ? [] : isSourceChart(source) ? [source] : source;
+  for (const chart of charts) {
+    cluster = chart.cluster;
+    // The chart's own objects are its Namespaces; every mirror unit renders under a scope of its own.
+    for (const child of chart.node.children) if (ApiObject.isApiObject(child)) base.push(objectJson(child));
+    const families = new Map<string, Family>();
+    for (const { unit, scope } of chart.unitScopes) {
+      const rendered = scope.node.findAll().filter(ApiObject.isApiObject).map(objectJson);
+      const family = unitFamily(unit.target);
+      let f = families.get(family);
+      if (!f) families.set(family, (f = { members: [] }));
+      f.members.push({ key: `${unit.namespace}/${unit.serviceNames[0] ?? unit.origin}`, objects: rendered.length, rendered });
+    }
+    for (const [family, { members }] of families) {
+      const n = shardCount(members, previousShards.get(family), maxObjects);
+      const shards: K8sObject[][] = Array.from({ length: n }, () => []);
+      for (const m of members) appendAll(shards[shardOf(m.key, n)]!, m.rendered);
+      shards.forEach((objects, i) => writeUnit(shardName(family, i), objects));
+    }
   }
-  files.set('kustomization.yaml', kustomizationFile([...units.keys(), ...(rest.keptUnits ?? [])]));
+  for (const chart of baseCharts) appendAll(base, chartObjects(chart));
+  writeUnit(BASE_UNIT, base);
+  files.set('kustomization.yaml', kustomizationFile([...unitNames, ...(rest.keptUnits ?? [])]));
   return new Map([...files.entries()].sort(([a], [b]) => compareStrings(a, b)));
+}
+
+function isSourceChart(source: SourceChart | Iterable<SourceChart>): source is SourceChart {
+  return (source as SourceChart).unitScopes !== undefined;
 }
 
 /** What else {@link renderClusterUnits} does for an incremental run. */

@@ -45,9 +45,10 @@ export interface WriteSummary {
 
 /** One operation of the journal; paths are relative to the home folder's parent. */
 interface JournalOp {
-  readonly op: 'put' | 'delete' | 'rmdir';
+  /** put: a file; put-dir: a new folder staged whole (renamed into place as one); delete: a file; rmdir: an emptied folder. */
+  readonly op: 'put' | 'put-dir' | 'delete' | 'rmdir';
   readonly path: string;
-  /** put: where the new content is staged. */
+  /** put, put-dir: where the new content is staged. */
   readonly staged?: string;
   /** The step name applying it. */
   readonly step: WriteStep;
@@ -80,103 +81,282 @@ export function transactionDir(home: string): string {
  * Throws {@link WriteFailedError} when the file system refuses.
  */
 export function commitChanges(home: string, trees: readonly TreeWrite[], files: readonly FileWrite[], host: FsHost = NODE_FS_HOST): WriteSummary {
-  const base = dirname(resolve(home));
-  const txn = transactionDir(home);
-  const rel = (abs: string): string => relative(base, abs);
-  const puts: { path: string; text: string; step: WriteStep }[] = [];
-  const deletes: string[] = [];
-  const rmdirs: string[] = [];
-  const shapes: [string, FileTree][] = [];
-  for (const t of trees) {
-    const root = resolve(t.dir);
-    const changed = [...t.after].filter(([p, text]) => t.before.get(p) !== text).map(([p]) => p).sort(compareStrings);
-    // Only paths about to be written can be blocked (unchanged files are on disk already).
-    shapes.push([root, new Map(changed.map((p) => [p, t.after.get(p)!]))]);
-    const objects = changed.filter((p) => basename(p) !== KUSTOMIZATION);
-    const kustomizations = changed.filter((p) => basename(p) === KUSTOMIZATION);
-    for (const p of objects) puts.push({ path: join(root, p), text: t.after.get(p)!, step: 'apply-object' });
-    for (const p of kustomizations) puts.push({ path: join(root, p), text: t.after.get(p)!, step: 'apply-kustomization' });
-    const removed = [...t.before.keys()].filter((p) => !t.after.has(p)).sort(compareStrings);
-    appendAll(deletes, removed.filter((p) => basename(p) === KUSTOMIZATION).map((p) => join(root, p)));
-    appendAll(deletes, removed.filter((p) => basename(p) !== KUSTOMIZATION).map((p) => join(root, p)));
-    appendAll(rmdirs, emptiedFolders(t.before, t.after).map((d) => join(root, d)));
-  }
-  for (const f of files) {
-    checkNotBlocked(host, resolve(f.path), false);
-    let current: string | undefined;
-    try {
-      current = host.readFile(f.path);
-    } catch {
-      current = undefined;
-    }
-    if (current !== f.text) puts.push({ path: resolve(f.path), text: f.text, step: 'apply-lock' });
-  }
-  if (puts.length === 0 && deletes.length === 0) return { put: 0, deleted: 0 };
-  for (const [root, tree] of shapes) checkTreeShape(host, root, tree);
+  const transaction = new StagedTransaction(home, host, describeOutputs(trees.map((t) => t.dir), files.map((f) => f.path)));
+  for (const t of trees) transaction.stage(t);
+  return transaction.commit(files);
+}
 
-  const what = describeOutputs(trees, files);
-  // Never touch an earlier run's transaction here: it may be committed (the caller recovers it first).
-  if (host.exists(txn)) throw new Error(`internal error: ${txn} exists; it must be recovered before a new write`);
-  // Stage: nothing visible changes until the journal is committed.
-  let current = txn;
-  const ops: JournalOp[] = [];
-  try {
-    const txnDev = deviceOf(host, base);
-    const outside: string[] = [];
-    const devices = new Map<string, number>();
-    const deviceOfFolder = (dir: string): number => {
-      let dev = devices.get(dir);
-      if (dev === undefined) devices.set(dir, (dev = deviceOf(host, dir)));
-      return dev;
-    };
-    const staged = puts.map((p, i) => {
-      const inside = deviceOfFolder(dirname(p.path)) === txnDev;
-      const at = inside ? join(txn, 'files', String(Math.floor(i / STAGED_PER_FOLDER)), String(i)) : join(dirname(p.path), `.${basename(p.path)}${STAGED_BESIDE_SUFFIX}`);
-      if (!inside) outside.push(rel(at));
-      return at;
-    });
+/** One put of the journal before it is written: where the file goes and which step applies it. */
+interface PendingPut {
+  readonly op: 'put' | 'put-dir';
+  readonly path: string;
+  readonly staged: string;
+  readonly step: WriteStep;
+}
+
+/**
+ * A write transaction staged one part at a time (a source folder, then the next), so a caller never
+ * holds the whole new output: {@link stage} writes the new and changed files of one tree into the
+ * transaction folder at once (nothing visible changes), {@link commit} stages the single files (the
+ * lock), flushes, writes and renames the journal (the commit point) and applies it; {@link discard}
+ * drops everything staged (a run refused before its commit point). A unit folder that does not
+ * exist yet is staged whole and renamed into place as one folder (with its own kustomization.yaml
+ * inside: it appears complete), before any kustomization.yaml is put: prune-safe as a file-by-file put.
+ * A leftover transaction of `home` must have been recovered first ({@link recoverTransaction}).
+ */
+export class StagedTransaction {
+  private readonly base: string;
+  private readonly txn: string;
+  private readonly puts: PendingPut[] = [];
+  /** Deletes of kustomization.yaml files (applied first among deletes), then of other files, then emptied folders. */
+  private readonly deleteKustomizations: string[] = [];
+  private readonly deleteFiles: string[] = [];
+  private readonly rmdirs: string[] = [];
+  /** Every file written into the transaction (flushed at the commit). */
+  private readonly stagedFiles: string[] = [];
+  private readonly stagedDirs = new Set<string>();
+  private readonly outside: string[] = [];
+  private readonly devices = new Map<string, number>();
+  private txnDev: number | undefined;
+  private begun = false;
+  private finished = false;
+  private fileCount = 0;
+  private folderCount = 0;
+  /** Files put, a staged folder counting each file in it. */
+  private putCount = 0;
+
+  /**
+   * @param home the output folder (`dist/`) whose transaction folder this is
+   * @param what the outputs as a message names them ("dist/ and clusters/fleet.lock.json")
+   */
+  constructor(private readonly home: string, private readonly host: FsHost = NODE_FS_HOST, private readonly what = `${shownPath(resolve(home))}/`) {
+    this.base = dirname(resolve(home));
+    this.txn = transactionDir(home);
+  }
+
+  /**
+   * Stages what differs between `t.before` and `t.after` (the folder `t.dir`; paths of other stage
+   * calls must not overlap): new and changed files are written into the transaction folder now; removed
+   * files and emptied folders are noted for the journal.
+   * @throws WriteFailedError (nothing changed, the staging discarded) when the file system refuses or a path is blocked
+   */
+  stage(t: TreeWrite): void {
+    if (this.finished) throw new Error('internal error: staging into a finished transaction');
+    const { host } = this;
+    const root = resolve(t.dir);
+    const changed: string[] = [];
+    for (const [p, text] of t.after) if (t.before.get(p) !== text) changed.push(p);
+    changed.sort(compareStrings);
+    const removed = [...t.before.keys()].filter((p) => !t.after.has(p)).sort(compareStrings);
+    appendAll(this.deleteKustomizations, removed.filter((p) => basename(p) === KUSTOMIZATION).map((p) => join(root, p)));
+    appendAll(this.deleteFiles, removed.filter((p) => basename(p) !== KUSTOMIZATION).map((p) => join(root, p)));
+    appendAll(this.rmdirs, emptiedFolders(t.before, t.after).map((d) => join(root, d)));
+    if (changed.length === 0) return;
+    try {
+      const folders = this.newFolders(root, changed, t.before);
+      const single = changed.filter((p) => !folders.has(folderOf(p) ?? ''));
+      // Only paths about to be written can be blocked (unchanged files are on disk already).
+      checkTreeShape(host, root, new Map(single.map((p) => [p, ''])), [...folders.keys()]);
+      for (const [folder, paths] of folders) this.stageFolder(root, folder, paths, t.after);
+      for (const p of single.filter((q) => basename(q) !== KUSTOMIZATION)) this.stageFile(join(root, p), t.after.get(p)!, 'apply-object');
+      for (const p of single.filter((q) => basename(q) === KUSTOMIZATION)) this.stageFile(join(root, p), t.after.get(p)!, 'apply-kustomization');
+    } catch (e) {
+      throw this.failedBeforeCommit(e);
+    }
+  }
+
+  /**
+   * Stages `files` (the lock: written last), then commits and applies the transaction. Nothing is
+   * touched when nothing differs.
+   * @throws WriteFailedError when the file system refuses: before the commit point nothing changed (the staging is discarded); after it, the next run completes it
+   */
+  commit(files: readonly FileWrite[]): WriteSummary {
+    const { host, txn } = this;
+    // The lock may be staged beside itself (another file system): a discard must know it.
+    this.lockPath = files[0]?.path;
+    try {
+      for (const f of files) {
+        checkNotBlocked(host, resolve(f.path), false);
+        let current: string | undefined;
+        try {
+          current = host.readFile(f.path);
+        } catch {
+          current = undefined;
+        }
+        if (current !== f.text) this.stageFile(resolve(f.path), f.text, 'apply-lock');
+      }
+    } catch (e) {
+      throw this.failedBeforeCommit(e);
+    }
+    const deletes = this.deleteKustomizations.length + this.deleteFiles.length;
+    if (this.puts.length === 0 && deletes === 0) {
+      this.finished = true;
+      return { put: 0, deleted: 0 };
+    }
+    const rel = (abs: string): string => relative(this.base, abs);
+    const ops: JournalOp[] = [];
+    try {
+      this.begin();
+      this.current = '';
+      const syncedDevices = host.flush('stage-sync', this.stagedFiles);
+      for (const p of this.puts) ops.push({ op: p.op, path: rel(p.path), staged: rel(p.staged), step: p.step });
+      for (const d of this.deleteKustomizations) ops.push({ op: 'delete', path: rel(d), step: 'apply-delete' });
+      for (const d of this.deleteFiles) ops.push({ op: 'delete', path: rel(d), step: 'apply-delete' });
+      for (const d of this.rmdirs) ops.push({ op: 'rmdir', path: rel(d), step: 'apply-rmdir' });
+      // Object files and new unit folders, kustomizations, deletes, emptied folders, the lock last (after the tree it describes is complete).
+      ops.sort((a, b) => rank(a) - rank(b));
+      // syncfs made the entries of every folder on its file system durable; others get their fsync.
+      for (const d of this.stagedDirs) if (!syncedDevices.has(this.deviceOfFolder(d))) host.fsyncDirectory(d);
+      this.current = join(txn, JOURNAL);
+      const journal: Journal = { format: 1, ops };
+      host.writeFile('journal-write', join(txn, JOURNAL_TMP), journalText(journal), true);
+      host.rename('journal-commit', join(txn, JOURNAL_TMP), join(txn, JOURNAL));
+      host.fsyncDirectory(txn);
+    } catch (e) {
+      throw this.failedBeforeCommit(e);
+    }
+    this.finished = true;
+    const { what } = this;
+    // Apply: from here on the new output is committed; a failure is completed by the next run.
+    try {
+      applyJournal(host, this.base, txn, { format: 1, ops });
+    } catch (e) {
+      if (!isFsError(e)) throw e;
+      throw new WriteFailedError(errorPath(e, ''), e.code, `the new ${what} ${what.includes(' and ') ? 'are' : 'is'} committed (journal in ${shownPath(txn)}/) but not all in place yet; plan and check already read the new output, and the next synth completes it once the cause is fixed`);
+    }
+    return { put: this.putCount, deleted: deletes };
+  }
+
+  /** Drops everything staged (a run refused or failed before its commit point); false when that failed (the next run discards it). */
+  discard(): boolean {
+    if (this.finished) return true;
+    this.finished = true;
+    return !this.begun || tryDiscard(this.host, this.home, this.lockPath);
+  }
+
+  /** The output path being staged when a failure happens (for its message). */
+  private current = '';
+  /** The single file staged by {@link commit} (the lock), once known. */
+  private lockPath: string | undefined;
+
+  /** Creates the transaction folder (once). */
+  private begin(): void {
+    if (this.begun) return;
+    const { host, txn } = this;
+    // Never touch an earlier run's transaction here: it may be committed (the caller recovers it first).
+    if (host.exists(txn)) throw new Error(`internal error: ${txn} exists; it must be recovered before a new write`);
+    this.begun = true;
+    this.txnDev = deviceOf(host, this.base);
     host.mkdir('txn-begin', join(txn, 'files'));
-    if (outside.length > 0) host.writeFile('txn-begin', join(txn, OUTSIDE), JSON.stringify(outside), true);
-    const stagedDirs = new Set<string>([join(txn, 'files'), txn, base]);
-    puts.forEach((p, i) => {
-      current = p.path;
-      const dir = dirname(staged[i]!);
-      if (!stagedDirs.has(dir) && !host.exists(dir)) host.mkdir('txn-begin', dir);
-      host.writeFile('stage-file', staged[i]!, p.text, false);
-      stagedDirs.add(dir);
-      ops.push({ op: 'put', path: rel(p.path), staged: rel(staged[i]!), step: p.step });
-    });
-    current = '';
-    const syncedDevices = host.flush('stage-sync', staged);
-    for (const d of deletes) ops.push({ op: 'delete', path: rel(d), step: 'apply-delete' });
-    for (const d of rmdirs) ops.push({ op: 'rmdir', path: rel(d), step: 'apply-rmdir' });
-    // Lock (and other single files) last: after the tree they describe is complete.
-    ops.sort((a, b) => rank(a) - rank(b));
-    // syncfs made the entries of every folder on its file system durable; others get their fsync.
-    for (const d of stagedDirs) if (!syncedDevices.has(deviceOfFolder(d))) host.fsyncDirectory(d);
-    current = join(txn, JOURNAL);
-    const journal: Journal = { format: 1, ops };
-    host.writeFile('journal-write', join(txn, JOURNAL_TMP), `${JSON.stringify(journal, null, 1)}\n`, true);
-    host.rename('journal-commit', join(txn, JOURNAL_TMP), join(txn, JOURNAL));
-    host.fsyncDirectory(txn);
-  } catch (e) {
-    if (!isFsError(e)) throw e;
-    const cleaned = tryDiscard(host, home, files[0]?.path);
-    throw new WriteFailedError(errorPath(e, current), e.code, `nothing was changed: ${what} ${what.includes(' and ') ? 'are' : 'is'} as before${cleaned ? '' : ` (the unfinished ${shownPath(txn)}/ is removed by the next synth)`}; fix the cause and run synth again`);
+    for (const d of [join(txn, 'files'), txn, this.base]) this.stagedDirs.add(d);
   }
-  // Apply: from here on the new output is committed; a failure is completed by the next run.
-  try {
-    applyJournal(host, base, txn, { format: 1, ops });
-  } catch (e) {
-    if (!isFsError(e)) throw e;
-    throw new WriteFailedError(errorPath(e, ''), e.code, `the new ${what} ${what.includes(' and ') ? 'are' : 'is'} committed (journal in ${shownPath(txn)}/) but not all in place yet; plan and check already read the new output, and the next synth completes it once the cause is fixed`);
+
+  private deviceOfFolder(dir: string): number {
+    let dev = this.devices.get(dir);
+    if (dev === undefined) this.devices.set(dir, (dev = deviceOf(this.host, dir)));
+    return dev;
   }
-  return { put: puts.length, deleted: deletes.length };
+
+  /** Makes the staging folder `dir` (and its parents inside the transaction) unless made already. */
+  private stagingFolder(dir: string): void {
+    if (this.stagedDirs.has(dir)) return;
+    if (!this.host.exists(dir)) this.host.mkdir('txn-begin', dir);
+    for (let d = dir; !this.stagedDirs.has(d) && d.startsWith(this.txn + sep); d = dirname(d)) this.stagedDirs.add(d);
+  }
+
+  /** Stages one file that goes to `path`: in the transaction folder, or beside its target on another file system. */
+  private stageFile(path: string, text: string, step: WriteStep): void {
+    this.begin();
+    const { host, txn } = this;
+    this.current = path;
+    const i = this.fileCount++;
+    const inside = this.deviceOfFolder(dirname(path)) === this.txnDev;
+    const staged = inside ? join(txn, 'files', String(Math.floor(i / STAGED_PER_FOLDER)), String(i)) : join(dirname(path), `.${basename(path)}${STAGED_BESIDE_SUFFIX}`);
+    if (!inside) {
+      this.outside.push(relative(this.base, staged));
+      // Written before the file it lists, so a discard always finds it.
+      host.writeFile('txn-begin', join(txn, OUTSIDE), JSON.stringify(this.outside), true);
+    } else this.stagingFolder(dirname(staged));
+    host.writeFile('stage-file', staged, text, false);
+    this.stagedFiles.push(staged);
+    this.puts.push({ op: 'put', path, staged, step });
+    this.putCount++;
+  }
+
+  /** Stages the new unit folder `folder` (relative to `root`) whole: its files `paths` of `after`, renamed into place as one folder. */
+  private stageFolder(root: string, folder: string, paths: readonly string[], after: ReadonlyMap<string, string>): void {
+    this.begin();
+    const { host, txn } = this;
+    const staged = join(txn, 'folders', String(this.folderCount++));
+    for (const p of paths) {
+      const rest = p.slice(folder.length + 1);
+      const at = join(staged, rest);
+      this.current = join(root, p);
+      this.stagingFolder(dirname(at));
+      host.writeFile('stage-file', at, after.get(p)!, false);
+      this.stagedFiles.push(at);
+    }
+    this.puts.push({ op: 'put-dir', path: join(root, folder), staged, step: 'apply-folder' });
+    this.putCount += paths.length;
+  }
+
+  /**
+   * The unit folders (`<a>/<b>`, relative to `root`) that can be staged whole: every file of theirs
+   * is new (nothing of them in `before`), nothing is at their path on disk, and they are on the
+   * transaction folder's file system. Their files, by folder.
+   */
+  private newFolders(root: string, changed: readonly string[], before: ReadonlyMap<string, string>): Map<string, string[]> {
+    const byFolder = new Map<string, string[]>();
+    for (const p of changed) {
+      const folder = folderOf(p);
+      if (folder === undefined) continue;
+      let list = byFolder.get(folder);
+      if (!list) byFolder.set(folder, (list = []));
+      list.push(p);
+    }
+    if (byFolder.size === 0) return byFolder;
+    const touched = new Set<string>();
+    for (const p of before.keys()) {
+      const folder = folderOf(p);
+      if (folder !== undefined) touched.add(folder);
+      touched.add(p);
+    }
+    if (this.txnDev === undefined) this.txnDev = deviceOf(this.host, this.base);
+    for (const folder of [...byFolder.keys()]) {
+      const at = join(root, folder);
+      if (touched.has(folder) || this.host.lstat(at) !== undefined || this.deviceOfFolder(dirname(at)) !== this.txnDev) byFolder.delete(folder);
+    }
+    return byFolder;
+  }
+
+  /** The error to throw for a failure before the commit point: a file-system failure discards the staging and says nothing changed. */
+  private failedBeforeCommit(e: unknown): unknown {
+    this.finished = true;
+    if (!isFsError(e)) {
+      if (this.begun) tryDiscard(this.host, this.home, this.lockPath);
+      return e;
+    }
+    const { what, txn } = this;
+    const cleaned = tryDiscard(this.host, this.home, this.lockPath);
+    return new WriteFailedError(errorPath(e, this.current), e.code, `nothing was changed: ${what} ${what.includes(' and ') ? 'are' : 'is'} as before${cleaned ? '' : ` (the unfinished ${shownPath(txn)}/ is removed by the next synth)`}; fix the cause and run synth again`);
+  }
+}
+
+/** The unit folder (`<a>/<b>`) of a path at least three segments deep, else undefined. */
+function folderOf(p: string): string | undefined {
+  const first = p.indexOf('/');
+  const second = first < 0 ? -1 : p.indexOf('/', first + 1);
+  return second < 0 ? undefined : p.slice(0, second);
+}
+
+/** The journal's text: one operation a line (JSON), so a large journal is written without one huge pretty-printed value. */
+function journalText(journal: Journal): string {
+  return `{"format":${journal.format},"ops":[\n${journal.ops.map((o) => JSON.stringify(o)).join(',\n')}\n]}\n`;
 }
 
 /** Order of the journal: object files, kustomizations, deletes (kustomizations first), emptied folders, then the lock. */
 function rank(op: JournalOp): number {
-  return ['apply-object', 'apply-kustomization', 'apply-delete', 'apply-rmdir', 'apply-lock'].indexOf(op.step);
+  return op.step === 'apply-folder' ? 0 : ['apply-object', 'apply-kustomization', 'apply-delete', 'apply-rmdir', 'apply-lock'].indexOf(op.step);
 }
 
 /**
@@ -222,13 +402,14 @@ function applyJournal(host: FsHost, base: string, txn: string, journal: Journal)
   const folders = new Set<string>();
   for (const op of journal.ops) {
     const target = resolve(base, op.path);
-    if (op.op === 'put') {
+    if (op.op === 'put' || op.op === 'put-dir') {
       const staged = resolve(base, op.staged!);
       if (!host.exists(staged)) continue;
       if (!folders.has(dirname(target)) && !host.exists(dirname(target))) {
         host.mkdir('apply-mkdir', dirname(target));
         for (let d = dirname(target); d !== base && d.startsWith(base + sep); d = dirname(d)) touched.add(dirname(d));
       }
+      // A staged folder goes into place as one rename: it appears with all its files, its kustomization.yaml included.
       host.rename(op.step, staged, target);
       touched.add(dirname(target));
       folders.add(dirname(target));
@@ -321,7 +502,10 @@ export function readCommittedTree(dir: string, home: string = dir, host: FsHost 
     if (!target.startsWith(root + sep)) continue;
     const key = relative(root, target).split(sep).join('/');
     if (op.op === 'delete') tree.delete(key);
-    else if (op.op === 'put') {
+    else if (op.op === 'put-dir') {
+      const staged = resolve(base, op.staged!);
+      if (host.exists(staged)) for (const [p, text] of readTree(staged, host)) tree.set(`${key}/${p}`, text);
+    } else if (op.op === 'put') {
       const staged = resolve(base, op.staged!);
       if (host.exists(staged)) tree.set(key, host.readFile(staged));
       // A file staged beside its target (another file system) is no file of the tree.
@@ -351,9 +535,16 @@ function emptiedFolders(before: FileTree, after: FileTree): string[] {
   return [...folders(before)].filter((d) => !kept.has(d)).sort((a, b) => b.split('/').length - a.split('/').length || compareStrings(a, b));
 }
 
-/** Refuses a tree that names a path both as a file and as a folder, or whose paths are blocked on disk. */
-function checkTreeShape(host: FsHost, root: string, tree: FileTree): void {
+/**
+ * Refuses a tree that names a path both as a file and as a folder, or whose paths are blocked on disk;
+ * `newFolders` (relative to `root`) are folders staged whole, known to be absent: only their parents are checked.
+ */
+function checkTreeShape(host: FsHost, root: string, tree: FileTree, newFolders: readonly string[] = []): void {
   const files = new Set(tree.keys());
+  for (const folder of newFolders) {
+    if (files.has(folder) || files.has(folder.slice(0, folder.indexOf('/')))) throw new Error(`internal error: the output names ${folder} both as a file and as a folder`);
+    checkNotBlocked(host, join(root, folder), true);
+  }
   for (const p of files) {
     for (let d = p.indexOf('/'); d > 0; d = p.indexOf('/', d + 1)) {
       if (files.has(p.slice(0, d))) throw new Error(`internal error: the output names ${p.slice(0, d)} both as a file and as a folder`);
@@ -411,8 +602,8 @@ function errorPath(e: NodeJS.ErrnoException & { dest?: string }, preferred: stri
   return preferred !== '' ? preferred : (e.dest ?? e.path ?? '(unknown path)');
 }
 
-/** "dist/ and clusters/fleet.lock.json", as shown in messages. */
-function describeOutputs(trees: readonly TreeWrite[], files: readonly FileWrite[]): string {
-  const names = [...trees.map((t) => `${shownPath(resolve(t.dir))}/`), ...files.map((f) => shownPath(resolve(f.path)))];
+/** "dist/ and clusters/fleet.lock.json" (output folders `dirs`, single files `files`), as shown in messages. */
+export function describeOutputs(dirs: readonly string[], files: readonly string[]): string {
+  const names = [...dirs.map((d) => `${shownPath(resolve(d))}/`), ...files.map((f) => shownPath(resolve(f)))];
   return names.length <= 1 ? (names[0] ?? 'the output') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }

@@ -25,7 +25,9 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   const { outDir, lockFile, deliveryDir } = loaded.paths;
   const { tree, delivery, lockText, changes, lockChanged } = rendered;
   if (mode === 'write') {
-    writeOutput(outDir, tree, lockFile, lockText, before, host);
+    // A streamed run staged dist/ as it rendered: the lock is staged last and the journal committed now.
+    if (rendered.streamed) rendered.streamed.commit(lockText);
+    else writeOutput(outDir, tree, lockFile, lockText, before, host);
     mark('write');
     logChanges(log.info, log.detail, changes, outDir, before, tree, reasons?.byFile);
     if (delivery) emitDelivery(host, 'write', deliveryDir, delivery, log.info);

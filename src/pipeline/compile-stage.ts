@@ -22,6 +22,7 @@ import { appendAll } from '../util/append-all.js';
 import type { Loaded } from './load-stage.js';
 import type { RunContext } from './run-context.js';
 import { compileFleetTree, type CompiledTree } from './synth-fleet.js';
+import type { RenderedClusterSink, StreamedWrite } from './streamed-write.js';
 
 /** What the compile stage starts from besides the snapshot. */
 export interface CompileState {
@@ -49,8 +50,11 @@ export interface Compiled {
   readonly writtenClusters: ReadonlySet<string>;
 }
 
-/** Compiles `snapshot` for the fleet of `loaded`, from the unit records of `state`. */
-export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState): Compiled {
+/**
+ * Compiles `snapshot` for the fleet of `loaded`, from the unit records of `state`. With `stream`
+ * (synth), each rendered cluster folder goes to it as soon as it is rendered and `tree` stays empty.
+ */
+export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState, stream?: StreamedWrite): Compiled {
   const { options, mode, shard, now, mark, log } = run;
   const { spec, previous, paths } = loaded;
   const { records, committedTree } = state;
@@ -61,8 +65,8 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
   const incremental = { records, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir, run.host) } : {}) };
   // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
   const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
-  const compile = (s: FleetSnapshot, onCompiled?: () => void): CompiledTree => {
-    const result = compileFleetTree(spec, s, compileOptions, onCompiled, committedTree, options.maxUnitObjects, incremental);
+  const compile = (s: FleetSnapshot, onCompiled?: () => void, sink?: RenderedClusterSink): CompiledTree => {
+    const result = compileFleetTree(spec, s, compileOptions, onCompiled, committedTree, options.maxUnitObjects, incremental, sink);
     if (!owned) return result;
     // Other clusters keep the records the lock has (a folder adopted for this run alone is adopted again by the next).
     const units: UnitRecords = {};
@@ -70,11 +74,17 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
     for (const [cluster, byUnit] of Object.entries(result.units)) if (owned.has(cluster)) units[cluster] = byUnit;
     return { ...result, units };
   };
-  let result = compile(snapshot, () => mark('compile'));
+  let result = compile(snapshot, () => mark('compile'), stream?.cluster);
   const heldBackWarnings: Diagnostic[] = [];
   if (!options.confirmRemovals && !shard) {
-    const held = holdBackRemovingTargets({ previous, snapshot, before: records, compiled: result, compile: (s) => compile(s) });
-    result = held.compiled;
+    // The tries render for their unit records alone: a streamed run keeps none of their files.
+    const discard: RenderedClusterSink | undefined = stream ? () => undefined : undefined;
+    const held = holdBackRemovingTargets({ previous, snapshot, before: records, compiled: result, compile: (s) => compile(s, undefined, discard) });
+    if (stream && held.compiled !== result) {
+      // A target was held back: what was streamed is the compile of the other snapshot.
+      stream.restart();
+      result = compile(held.snapshot, undefined, stream.cluster);
+    } else result = held.compiled;
     appendAll(heldBackWarnings, heldBackDiagnostics(held.held, held.warnings));
   }
   mark('render');

@@ -17,6 +17,7 @@ import type { Compiled, CompileState } from './compile-stage.js';
 import type { Loaded } from './load-stage.js';
 import type { RunContext } from './run-context.js';
 import { mergeShardTree } from './shard.js';
+import type { StreamedWrite } from './streamed-write.js';
 import { deliveryTree } from './synth-delivery.js';
 
 /** What the render stage hands on. */
@@ -32,24 +33,39 @@ export interface Rendered {
   readonly changes: readonly ClusterChanges[];
   /** Whether the lock text differs from the committed lock. */
   readonly lockChanged: boolean;
+  /** synth: the new and changed files, staged already (then `before` and `tree` hold only the texts later stages look at). */
+  readonly streamed?: StreamedWrite;
 }
 
-/** Renders the outputs of `compiled`, compiled from the unit records and committed tree of `state`. */
-export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled, state: CompileState): Rendered {
+/**
+ * Renders the outputs of `compiled`, compiled from the unit records and committed tree of `state`.
+ * With `streamed` (synth), the cluster folders were compared and staged as they were rendered; what
+ * no rendered folder replaced (removed clusters, stray entries) is staged for removal here.
+ */
+export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled, state: CompileState, streamed?: StreamedWrite): Rendered {
   const { spec, paths } = loaded;
-  const kept = new Set<string>();
-  for (const cluster of compiled.writtenClusters) for (const unit of Object.keys(compiled.units[cluster] ?? {})) if (!compiled.rendered.has(`${cluster}/${unit}`)) kept.add(`${cluster}/${unit}`);
-  // Kept units are neither read nor written; a shard leaves every other folder as it is.
-  const before = state.committedTree ?? readReplacedFiles(paths.outDir, compiled.writtenClusters, kept, !run.shard, run.host);
-  const tree = state.committedTree && run.shard ? mergeShardTree(state.committedTree, compiled.tree, compiled.writtenClusters) : compiled.tree;
+  let before: FileTree;
+  let tree: FileTree;
+  let changes: readonly ClusterChanges[];
+  if (streamed) {
+    streamed.finish(compiled.writtenClusters, compiled.units, compiled.rendered, !run.shard);
+    ({ before, after: tree } = streamed);
+    changes = streamed.changes;
+  } else {
+    const kept = new Set<string>();
+    for (const cluster of compiled.writtenClusters) for (const unit of Object.keys(compiled.units[cluster] ?? {})) if (!compiled.rendered.has(`${cluster}/${unit}`)) kept.add(`${cluster}/${unit}`);
+    // Kept units are neither read nor written; a shard leaves every other folder as it is.
+    before = state.committedTree ?? readReplacedFiles(paths.outDir, compiled.writtenClusters, kept, !run.shard, run.host);
+    tree = state.committedTree && run.shard ? mergeShardTree(state.committedTree, compiled.tree, compiled.writtenClusters) : compiled.tree;
+    changes = diffTrees(before, tree);
+  }
   // The delivery manifests follow the delivery units of every cluster (Flux's unit Kustomizations, Argo CD's sources).
   const delivery = deliveryTree(spec, deliveryInput(run.host, paths.outDir, compiled.units, tree, compiled.writtenClusters));
-  const changes = diffTrees(before, tree);
   // observe writes no dist/: its lock keeps the records as read (an input digest recorded for files
   // not written would let the next synth skip them). A shard records its own folders' units.
   const lockText = renderLockFile(compiled.snapshot, run.mode === 'observe' ? (loaded.previousUnits ?? state.records) : compiled.units);
   const lockChanged = readTextOrUndefined(run.host, paths.committedLock) !== lockText;
-  return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged };
+  return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged, ...(streamed ? { streamed } : {}) };
 }
 
 const NAMESPACE_FILE = /(^|\/)namespace-[^/]+\.yaml$/;

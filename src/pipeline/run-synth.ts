@@ -21,7 +21,8 @@ import { buildRunReport, writeReportOrLog, type RunFacts } from '../report/repor
 import { summaryLines } from '../report/summary.js';
 import { changeReasons } from '../explain/change-reasons.js';
 import { commitStage } from './commit-stage.js';
-import { compileStage, type CompileState } from './compile-stage.js';
+import { compileStage, nonSourceClusters, type CompileState } from './compile-stage.js';
+import { StreamedWrite } from './streamed-write.js';
 import { withAdoptedFolders } from '../state/unit-folders.js';
 import type { UnitRecords } from '../state/lock-document.js';
 import { removalGuard, staleLimitGuard } from './guard-stage.js';
@@ -65,6 +66,7 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     if (options.env) appendJobSummary(report, log, options.env);
     return { exitCode, changes: facts.changes, warnings: messages(facts.diagnostics), diagnostics: facts.diagnostics, stale: facts.stale, ...(error !== undefined ? { error } : {}), report };
   };
+  let stream: StreamedWrite | undefined;
   try {
     const loaded = await loadStage(run, held);
     facts = { ...facts, spec: loaded.spec, snapshot: loaded.previous };
@@ -82,11 +84,14 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     // adopted from disk once); plan and check also read the whole committed output, to compare every file.
     const committedTree = mode === 'write' || mode === 'observe' ? undefined : readCommittedTree(loaded.paths.outDir, loaded.paths.outDir, run.host);
     const state: CompileState = { records: withAdoptedFolders(loaded.previousUnits ?? {}, loaded.paths.outDir, committedTree, run.host), ...(committedTree ? { committedTree } : {}) };
-    const compiled = compileStage(run, loaded, observed.snapshot, state);
+    // synth streams: each cluster folder is staged into the write transaction as it is rendered (never
+    // committed before the guard below; discarded when the run stops before its commit point).
+    if (mode === 'write') stream = new StreamedWrite(loaded.paths.outDir, loaded.paths.lockFile, run.host, shard ? new Set([...shard, ...nonSourceClusters(loaded.spec)]) : undefined);
+    const compiled = compileStage(run, loaded, observed.snapshot, state, stream);
     const diagnostics = [...observed.diagnostics, ...compiled.diagnostics, ...deliveryDiagnostics(loaded.spec)];
     printWarnings(log, diagnostics);
 
-    const rendered = renderStage(run, loaded, compiled, state);
+    const rendered = renderStage(run, loaded, compiled, state, stream);
     facts = { ...facts, diagnostics, tree: rendered.tree, filesPerCluster: filesPerCluster(compiled.units), changes: rendered.changes, lockChanged: rendered.lockChanged };
     // A shard removes nothing outside its folders: the others count as they are.
     // Why mirrors go and endpoints change: next to each file in the plan, and in the removal guard's message.
@@ -95,6 +100,7 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     mark('diff');
 
     const wrote = commitStage(run, loaded, compiled, rendered, rendered.before, removals, reasons);
+    stream = undefined;
     staleLimitGuard(run, loaded, compiled.snapshot, wrote);
     return finish(ExitCode.OK);
   } catch (e) {
@@ -104,6 +110,9 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     if (e instanceof LockFileError) facts = { ...facts, errorCode: Diag.LOCK_FILE_INVALID };
     if (e instanceof MirrorcError) return finish(e.exitCode, e.message);
     throw e;
+  } finally {
+    // Whatever stopped the run before its commit: nothing staged becomes visible (a failed discard is the next run's).
+    stream?.discard();
   }
 }
 

@@ -6,12 +6,14 @@
  * {@link compileFleetTree} as well.
  */
 import { App } from 'cdk8s';
-import { planFleet, sourceChart, type CompileOptions } from '../compile/compile-fleet.js';
+import { planFleet, sourceChart, type CompileOptions, type SourcePlan } from '../compile/compile-fleet.js';
+import type { SourceChart } from '../compile/source-chart.js';
 import { compareStrings } from '../util/order.js';
 import { readFileSync } from 'node:fs';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
 import type { FileTree } from '../emit/render-files.js';
 import { renderClusterUnits } from '../emit/render-units.js';
+import type { RenderedClusterSink } from './streamed-write.js';
 import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, unitFamily } from '../delivery/delivery-units.js';
 import type { UnitFiles, UnitRecord, UnitRecords } from '../state/lock-document.js';
 import { treeUnitRecords } from '../state/adopt-dist.js';
@@ -101,9 +103,10 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
  * @param previous the output as committed now, when the caller has it: an unchanged file reuses its text (memory only). @default none
  * @param maxUnitObjects the most objects of one delivery unit @default MAX_UNIT_OBJECTS (500)
  * @param state the lock's unit records and the integrity check. @default none: every unit rendered, shard counts from `previous`
+ * @param sink given each cluster's rendered folder (paths relative to it) and its kept units as soon as it is rendered, instead of the returned `tree` (which stays empty): the caller streams them. @default none: every folder in `tree`
  * @throws CompileError when the fleet cannot be compiled; nothing is rendered then
  */
-export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number, state?: PreviousUnits): CompiledTree {
+export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number, state?: PreviousUnits, sink?: RenderedClusterSink): CompiledTree {
   const planned = planFleet(spec, snapshot, options);
   const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
   onCompiled?.();
@@ -143,12 +146,11 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
         families.delete(family);
       }
     }
-    // One source's constructs at a time, in an app of its own: they are garbage once its files are
-    // rendered, so a large fleet's memory is bounded by its largest source.
-    const toRender = plan ? { ...plan, units: plan.units.filter((u) => families.has(unitFamily(u.target))) } : undefined;
-    const chart = toRender ? sourceChart(new App({ outdir: 'unused' }), toRender) : undefined;
+    // One family's constructs at a time, each in an app of its own (the source's Namespaces in one
+    // more): they are garbage once its files are rendered, so memory is bounded by a family, not a source.
+    const charts = plan ? familyCharts(plan, families) : undefined;
     const fresh = new Map<string, Omit<UnitRecord, 'inputs'>>();
-    const files = renderClusterUnits(chart, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
+    const files = renderClusterUnits(charts, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
     for (const [unit, record] of fresh) {
       const family = parseUnitName(unit)?.family;
       const digest = family !== undefined ? digests.get(family) : undefined;
@@ -156,6 +158,10 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       rendered.add(`${cluster}/${unit}`);
     }
     units[cluster] = Object.fromEntries(Object.entries(clusterUnits).sort(([a], [b]) => compareStrings(a, b)));
+    if (sink) {
+      sink(cluster, files, kept);
+      continue;
+    }
     for (const [rel, content] of files) {
       const key = `${cluster}/${rel}`;
       // An unchanged file keeps the text already read from disk, so the new copy is garbage at once.
@@ -164,6 +170,13 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     }
   }
   return { tree, snapshot: pinned, warnings: planned.warnings, diagnostics: planned.diagnostics, planRows: planned.planRows, units, rendered };
+}
+
+/** The charts of `plan`, created one by one as they are iterated: its Namespaces, then one per family of `families` (in plan order). */
+function* familyCharts(plan: SourcePlan, families: ReadonlyMap<string, readonly MirrorUnit[]>): Generator<SourceChart> {
+  yield sourceChart(new App({ outdir: 'unused' }), { ...plan, units: [] });
+  const order = [...new Set(plan.units.map((u) => unitFamily(u.target)))].filter((f) => families.has(f));
+  for (const family of order) yield sourceChart(new App({ outdir: 'unused' }), { ...plan, namespaces: [], units: [...families.get(family)!] });
 }
 
 /**
