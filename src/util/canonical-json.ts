@@ -40,7 +40,7 @@ export function canonicalJson(value: unknown): string {
     if (this[key] !== v) exact = false;
     if (v === null || type !== 'object') return v;
     if (Array.isArray(v)) return v;
-    const keys = Object.keys(v);
+    const keys = Object.keys(v as object);
     let sorted = true;
     for (let i = 0; i < keys.length; i++) {
       if (INTEGER_LIKE.test(keys[i]!)) exact = false;
