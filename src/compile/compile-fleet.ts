@@ -59,6 +59,13 @@ export interface CompileOptions {
   /** Compile only these source clusters. @default all */
   readonly sources?: ReadonlySet<string>;
   /**
+   * Sources of {@link sources} that are not planned this run, because their plan is known unchanged
+   * (synth's source skip, src/pipeline/source-skip.ts): their links are still checked with every
+   * other (trust anchors, expiry warnings) and their pinned IPs are kept, but they get no plan.
+   * @default every source is planned
+   */
+  readonly unplanned?: ReadonlySet<string>;
+  /**
    * Make a problem of one mirror (over-long name, name clash, pinned-IP collision) a fleet-wide
    * error, as `--strict` does; otherwise that mirror alone is skipped with a warning. @default false
    */
@@ -109,7 +116,15 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   const compiledLinks = { ...fleet, links: fleet.links.filter((l) => sources.includes(l.source)) };
   const trust = checkTrustAnchors(compiledLinks, snapshot, { strict: options.strict ?? false, ...(options.now ? { now: options.now } : {}) }, diagnostics);
   const trusted: FleetSpec = trust.failedLinks.size === 0 ? fleet : { ...fleet, links: fleet.links.filter((l) => !trust.failedLinks.has(l.path)) };
-  const plans = sources.map((source) => planSource(source, trusted, snapshot, diagnostics, options));
+  // Each source's findings are collected apart (then kept in order), so a source that is not planned
+  // next time can report its own again.
+  const plans = sources.filter((s) => !options.unplanned?.has(s)).map((source) => {
+    const own = new Diagnostics(options.strict ?? false);
+    const plan = planSource(source, trusted, snapshot, own, options);
+    diagnostics.merge(own);
+    appendAll(diagnostics.notes, own.notes);
+    return { ...plan, warnings: own.warningFindings };
+  });
   const errors = diagnostics.findings.filter((d) => d.severity === 'error');
   if (errors.length > 0) throw new CompileError(errors);
   const requirements = plans.flatMap((plan) => plan.requirements);
@@ -134,6 +149,8 @@ export interface SourcePlan {
   readonly requirements: SecretRequirement[];
   /** `namespace/name` → pinned ClusterIP of this source's per-pod Services. */
   readonly pinnedIPs: Record<string, string>;
+  /** The warnings of this source's planning, in order (part of the fleet's diagnostics). @default none */
+  readonly warnings?: readonly Diagnostic[];
 }
 
 function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions): SourcePlan {
