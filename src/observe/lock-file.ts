@@ -37,6 +37,8 @@ export interface LockState {
   readonly units?: UnitRecords;
   /** The compiled section's source records; undefined when the lock predates them (formats 1 and 2) or is missing. */
   readonly sources?: SourceRecords;
+  /** The file's text as read (undefined when it is missing): what a run compares its new lock text with. */
+  readonly text?: string;
 }
 
 /** The formats this version reads, for the message refusing another. */
@@ -76,7 +78,7 @@ export function readLock(path: string, readText: (path: string) => string = (p) 
     const { observed, compiled } = parsed as LockDocument;
     const snapshot = { format: SNAPSHOT_FORMAT, ...observed, ...(compiled.pinnedServiceIPs ? { pinnedServiceIPs: compiled.pinnedServiceIPs } : {}) } as FleetSnapshot;
     // A format 2 lock has no source records: every source is planned once (docs/lock-and-state.md).
-    return { snapshot, units: compiled.units, ...(compiled.sources && format === LOCK_FORMAT ? { sources: compiled.sources } : {}) };
+    return { snapshot, units: compiled.units, ...(compiled.sources && format === LOCK_FORMAT ? { sources: compiled.sources } : {}), text };
   }
   const lock = parsed as Partial<FleetSnapshot>;
   if (typeof lock !== 'object' || lock === null || lock.format !== SNAPSHOT_FORMAT) {
@@ -87,7 +89,7 @@ export function readLock(path: string, readText: (path: string) => string = (p) 
   }
   const problems = schemaProblems(fleetSnapshotSchema, parsed);
   if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
-  return { snapshot: lock as FleetSnapshot };
+  return { snapshot: lock as FleetSnapshot, text };
 }
 
 /**

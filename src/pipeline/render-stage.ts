@@ -50,7 +50,8 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   const lockText = run.mode === 'observe'
     ? renderLockFile(compiled.snapshot, loaded.previousUnits ?? state.records, loaded.previousSources)
     : renderLockFile(compiled.snapshot, compiled.units, compiled.sources);
-  const lockChanged = readTextOrUndefined(run.host, paths.committedLock) !== lockText;
+  // The committed lock as the load stage read it (the run lock keeps it from changing since); read here only when there was none.
+  const lockChanged = (loaded.lockText ?? readTextOrUndefined(run.host, paths.committedLock)) !== lockText;
   return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged };
 }
 

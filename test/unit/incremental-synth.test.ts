@@ -153,3 +153,176 @@ test('GIVEN the lock records a target\'s mirrors WHEN that target suddenly expor
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// ---- Skipping a whole source (docs/lock-and-state.md, "Skipping a source") ----
+
+type Scratch = ReturnType<typeof scratch>;
+
+/** Runs synth in `s` and collects its log lines (verbose: the compile stage names the sources it did not plan). */
+async function runLogged(s: Scratch, o: Partial<SynthOptions> = {}): Promise<{ result: Awaited<ReturnType<typeof runSynth>>; lines: string[] }> {
+  const lines: string[] = [];
+  const result = await s.run({ log: (l) => lines.push(l), verbosity: 'verbose', ...o });
+  return { result, lines };
+}
+
+/** The sources the run's log says it did not plan. */
+function skippedIn(lines: readonly string[]): string[] {
+  const line = lines.find((l) => l.includes('not planned ('));
+  return line ? /not planned \(([^)]*)\)/.exec(line)![1]!.split(', ') : [];
+}
+
+/** A scratch copy synthesised twice, so that its lock holds every source's record and the second run planned nothing. */
+async function settledScratch(): Promise<Scratch> {
+  const s = scratch(readFileSync('clusters/fleet.lock.json', 'utf8'));
+  assert.equal((await s.run()).exitCode, ExitCode.OK);
+  const again = await runLogged(s);
+  assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
+  assert.deepEqual(skippedIn(again.lines), ['ap', 'east', 'eu', 'london', 'us', 'west'], 'an unchanged fleet plans no source');
+  assert.deepEqual(again.result.changes, []);
+  return s;
+}
+
+/** Synth in `s` as it is now, then the same lock rendered in full into an empty folder: both write the same dist/ and lock. Returns the incremental run's skipped sources. */
+async function assertSameAsFullRender(s: Scratch, o: Partial<SynthOptions> = {}): Promise<string[]> {
+  const lockText = readFileSync(s.lockPath, 'utf8');
+  const { result, lines } = await runLogged(s, { confirmRemovals: true, ...o });
+  assert.equal(result.exitCode, ExitCode.OK, result.error);
+  const full = mkdtempSync(join(tmpdir(), 'mirrorc-full-'));
+  try {
+    writeFileSync(join(full, 'fleet.lock.json'), lockText);
+    const f = await runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, confirmRemovals: true, log: () => {}, print: () => {}, ...o });
+    assert.equal(f.exitCode, ExitCode.OK, f.error);
+    assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
+    assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
+    assert.deepEqual(result.warnings, f.warnings, 'the same warnings as a full run');
+  } finally {
+    rmSync(full, { recursive: true, force: true });
+  }
+  return skippedIn(lines);
+}
+
+/** Rewrites the lock of `s` through `edit`. */
+function editLock(s: Scratch, edit: (lock: LockDocument) => void): void {
+  const lock = readLockDocument(s.lockPath);
+  edit(lock);
+  writeFileSync(s.lockPath, `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+test('GIVEN a run that reports warnings WHEN synth runs again with nothing changed THEN no source is planned, nothing is written, and the same warnings are printed', async () => {
+  const s = scratch(readFileSync('clusters/fleet.lock.json', 'utf8'));
+  try {
+    // GIVEN west's observation lacks its shop namespace: west's mirrors into shop are skipped, each with a warning
+    editLock(s, (lock) => {
+      lock.observed.sources['west']!.namespaces = lock.observed.sources['west']!.namespaces.filter((n) => n !== 'shop');
+    });
+    const first = await runLogged(s, { confirmRemovals: true, verbosity: 'normal' });
+    assert.equal(first.result.exitCode, ExitCode.OK, first.result.error);
+    assert.ok(first.result.warnings.some((w) => w.includes('namespace "shop" does not exist')), first.result.warnings.join('\n'));
+    const lockAfterFirst = readFileSync(s.lockPath, 'utf8');
+    // WHEN synth runs again
+    const second = await runLogged(s, { verbosity: 'normal' });
+    const verbose = await runLogged(s);
+    // THEN no source was planned and nothing was written
+    assert.equal(second.result.exitCode, ExitCode.OK, second.result.error);
+    assert.deepEqual(skippedIn(verbose.lines), ['ap', 'east', 'eu', 'london', 'us', 'west']);
+    assert.deepEqual(second.result.changes, []);
+    assert.equal(readFileSync(s.lockPath, 'utf8'), lockAfterFirst);
+    // AND the warnings are those of the run before, as data and as printed
+    assert.deepEqual(second.result.diagnostics, first.result.diagnostics);
+    const printed = (lines: readonly string[]) => lines.filter((l) => l.startsWith('warning: '));
+    assert.ok(printed(first.lines).length > 0);
+    assert.deepEqual(printed(second.lines), printed(first.lines));
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN one target\'s observation changes THEN only the sources linking it are planned, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // paris is linked by london alone
+    editLock(s, (lock) => {
+      const paris = lock.observed.targets['paris']!;
+      paris.services = paris.services.map((svc) => ({ ...svc, ports: svc.ports.map((p) => ({ ...p, port: p.port + 1 })) }));
+    });
+    const skipped = await assertSameAsFullRender(s);
+    assert.deepEqual(skipped, ['ap', 'east', 'eu', 'us', 'west']);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN a source\'s own observation changes THEN that source is planned, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // a Service of london's own now holds the name of its mirror of paris's bar: that mirror is skipped with a warning
+    editLock(s, (lock) => {
+      lock.observed.sources['london']!.foreignServices = [...(lock.observed.sources['london']!.foreignServices ?? []), { namespace: 'default', name: 'bar-paris' }];
+    });
+    const skipped = await assertSameAsFullRender(s);
+    assert.deepEqual(skipped, ['ap', 'east', 'eu', 'us', 'west']);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN a pinned IP in the lock changes THEN that source is planned, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    editLock(s, (lock) => {
+      const ap = lock.compiled.pinnedServiceIPs!['ap']!;
+      const key = Object.keys(ap)[0]!;
+      ap[key] = '10.96.0.200';
+    });
+    const skipped = await assertSameAsFullRender(s);
+    assert.deepEqual(skipped, ['east', 'eu', 'london', 'us', 'west']);
+    assert.match(readFileSync(s.lockPath, 'utf8'), /"10\.96\.0\.200"/, 'the pinned IP is kept');
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN the fleet definition changes THEN every source is planned, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    const { default: defineFleet } = await import('../../clusters/fleet.js');
+    const { Cluster, Link } = await import('../../src/index.js');
+    const define = (fleet: Parameters<typeof defineFleet>[0]): void => {
+      defineFleet(fleet);
+      const paris = fleet.node.findChild('paris') as InstanceType<typeof Cluster>;
+      new Link(fleet, 'madrid-from-paris', { source: new Cluster(fleet, 'madrid'), target: paris });
+    };
+    const skipped = await assertSameAsFullRender(s, { define });
+    assert.deepEqual(skipped, []);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN a file of a skipped source is deleted or resized by hand THEN that source is planned again, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // GIVEN a file deleted in west's base unit, another resized in us's folder
+    const deleted = join(s.outDir, 'west/from-east/shop/service-payments-east.yaml');
+    const deletedText = readFileSync(deleted, 'utf8');
+    unlinkSync(deleted);
+    const us = readTree(join(s.outDir, 'us'));
+    const resized = join(s.outDir, 'us', [...us.keys()].find((p) => p.startsWith('from-') && p.endsWith('.yaml') && !p.endsWith('kustomization.yaml'))!);
+    const resizedText = readFileSync(resized, 'utf8');
+    appendFileSync(resized, '# hand edit\n');
+    const skipped = await assertSameAsFullRender(s);
+    assert.deepEqual(skipped, ['ap', 'east', 'eu', 'london']);
+    assert.equal(readFileSync(deleted, 'utf8'), deletedText);
+    assert.equal(readFileSync(resized, 'utf8'), resizedText);
+    // AND a cluster's kustomization.yaml edited by hand (same size) is put back although its source is skipped
+    const kustomization = join(s.outDir, 'ap/kustomization.yaml');
+    const original = readFileSync(kustomization, 'utf8');
+    writeFileSync(kustomization, original.replace('Generated by mirrorc', 'Generated by mirrorC'));
+    const again = await runLogged(s);
+    assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
+    assert.ok(skippedIn(again.lines).includes('ap'));
+    assert.equal(readFileSync(kustomization, 'utf8'), original);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
