@@ -326,3 +326,27 @@ test('GIVEN every source skipped WHEN a file of a skipped source is deleted or r
     rmSync(s.dir, { recursive: true, force: true });
   }
 });
+
+test('GIVEN a contested generic-gateway port WHEN the mirrors that held it are gone from the lock THEN the source whose planning asked is planned again (its recorded answers changed), and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // GIVEN lyon's geo is annotated with the port the fleet gives tiles: both claim 31001, and both are mirrored in london now
+    editLock(s, (lock) => {
+      const lyon = lock.observed.targets['lyon']!;
+      lyon.services = lyon.services.map((svc) => (svc.name === 'geo' ? { ...svc, annotations: { ...svc.annotations, 'mirrorc.io/gateway-port': '31001' } } : svc));
+    });
+    // WHEN synth runs: london's planning asks whether each claimant is mirrored already (both are), so neither keeps the port
+    assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
+    const recorded = readLockDocument(s.lockPath).compiled.sources?.['london'];
+    assert.deepEqual(recorded?.established, { 'lyon/default/geo': true, 'lyon/default/tiles': true });
+    // THEN the next run, although no input changed, plans london again: the records now answer "not mirrored"
+    assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
+    assert.deepEqual(readLockDocument(s.lockPath).compiled.sources?.['london']?.established, { 'lyon/default/geo': false, 'lyon/default/tiles': false });
+    // AND the run after that skips it
+    const settled = await runLogged(s);
+    assert.equal(settled.result.exitCode, ExitCode.OK, settled.result.error);
+    assert.deepEqual(skippedIn(settled.lines), ['ap', 'east', 'eu', 'london', 'us', 'west']);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
