@@ -219,6 +219,7 @@ test('GIVEN a run that reports warnings WHEN synth runs again with nothing chang
     assert.equal(first.result.exitCode, ExitCode.OK, first.result.error);
     assert.ok(first.result.warnings.some((w) => w.includes('namespace "shop" does not exist')), first.result.warnings.join('\n'));
     const lockAfterFirst = readFileSync(s.lockPath, 'utf8');
+    const deliveryAfterFirst = readTree(join(s.dir, 'delivery'));
     // WHEN synth runs again
     const second = await runLogged(s, { verbosity: 'normal' });
     const verbose = await runLogged(s);
@@ -227,6 +228,8 @@ test('GIVEN a run that reports warnings WHEN synth runs again with nothing chang
     assert.deepEqual(skippedIn(verbose.lines), ['ap', 'east', 'eu', 'london', 'us', 'west']);
     assert.deepEqual(second.result.changes, []);
     assert.equal(readFileSync(s.lockPath, 'utf8'), lockAfterFirst);
+    // AND delivery/ (which lists each skipped cluster's units and the Namespaces of its base, read from disk) is unchanged
+    assert.deepEqual(readTree(join(s.dir, 'delivery')), deliveryAfterFirst);
     // AND the warnings are those of the run before, as data and as printed
     assert.deepEqual(second.result.diagnostics, first.result.diagnostics);
     const printed = (lines: readonly string[]) => lines.filter((l) => l.startsWith('warning: '));
@@ -346,6 +349,35 @@ test('GIVEN a contested generic-gateway port WHEN the mirrors that held it are g
     const settled = await runLogged(s);
     assert.equal(settled.result.exitCode, ExitCode.OK, settled.result.error);
     assert.deepEqual(skippedIn(settled.lines), ['ap', 'east', 'eu', 'london', 'us', 'west']);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN a source whose base creates a Namespace WHEN synth runs again with nothing changed THEN the source is skipped and delivery/ (whose Argo CD project allows that Namespace, read from the skipped base) is unchanged', async () => {
+  const { Cluster, GitOpsDelivery, Link } = await import('../../src/index.js');
+  // east and west of the example, west creating the shop namespace it lacks
+  const define = (fleet: Parameters<NonNullable<SynthOptions['define']>>[0]): void => {
+    const east = new Cluster(fleet, 'east');
+    const west = new Cluster(fleet, 'west');
+    new Link(fleet, 'east-from-west', { source: east, target: west, remoteDiscoveryCredentials: { provided: 'external' } });
+    new Link(fleet, 'west-from-east', { source: west, target: east, createMissingNamespaces: true, remoteDiscoveryCredentials: { provided: 'external' } });
+    new GitOpsDelivery(fleet, 'delivery', { repoUrl: 'https://github.com/example/fleet.git', revision: 'main', argoCd: { configMapChangeApplied: true } });
+  };
+  const s = scratch(readFileSync('clusters/fleet.lock.json', 'utf8'));
+  try {
+    editLock(s, (lock) => {
+      lock.observed.sources['west']!.namespaces = lock.observed.sources['west']!.namespaces.filter((n) => n !== 'shop');
+    });
+    const first = await runLogged(s, { define, confirmRemovals: true });
+    assert.equal(first.result.exitCode, ExitCode.OK, first.result.error);
+    assert.ok(readTree(join(s.outDir, 'west/base')).has('namespace-shop.yaml'), 'west creates its shop namespace');
+    const delivery = readTree(join(s.dir, 'delivery'));
+    assert.ok([...delivery.values()].some((text) => /name: shop\b/.test(text)), 'the delivery manifests name the created namespace');
+    const again = await runLogged(s, { define });
+    assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
+    assert.deepEqual(skippedIn(again.lines), ['east', 'west']);
+    assert.deepEqual(readTree(join(s.dir, 'delivery')), delivery);
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }
