@@ -382,3 +382,27 @@ test('GIVEN a source whose base creates a Namespace WHEN synth runs again with n
     rmSync(s.dir, { recursive: true, force: true });
   }
 });
+
+test('GIVEN a mirror-name clash decided by the recorded owner WHEN that owner is gone from the lock\'s records THEN the source is planned again (its recorded answer changed), and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // GIVEN lyon exports a service "maps": its mirror would take london's default/maps-lyon, which geo (renamed maps) owns
+    editLock(s, (lock) => {
+      const lyon = lock.observed.targets['lyon']!;
+      const tiles = lyon.services.find((svc) => svc.name === 'tiles')!;
+      lyon.services = [...lyon.services, { ...tiles, name: 'maps', labels: { ...tiles.labels, app: 'maps' }, annotations: { 'mirrorc.io/gateway-port': '31009' } }];
+    });
+    assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
+    assert.deepEqual(readLockDocument(s.lockPath).compiled.sources?.['london']?.owners, { 'default/maps-lyon': 'lyon/default/geo' });
+    assert.ok(readTree(join(s.outDir, 'london')).has('from-lyon/default/service-maps-lyon.yaml'), 'geo keeps its mirror');
+    // WHEN the records no longer name geo as the owner (a hand edit of the lock)
+    editLock(s, (lock) => {
+      delete lock.compiled.units['london']!['from-lyon']!.mirrors!['default/maps-lyon'];
+    });
+    // THEN london is planned again: with no owner, neither claimant gets the name, as a full render of that lock decides
+    assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
+    assert.ok(!readTree(join(s.outDir, 'london')).has('from-lyon/default/service-maps-lyon.yaml'));
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
