@@ -80,9 +80,11 @@ export interface CompileOptions {
   readonly now?: Date;
   /**
    * Whether the current output holds a mirror of origin `target/namespace/service` in any source: when
-   * several services claim one generic gateway port, the one already mirrored keeps it. @default none does
+   * several services claim one generic gateway port, the one already mirrored keeps it. `source` is
+   * the source whose planning asks (each source's questions go through a lookup of its own).
+   * @default none does
    */
-  readonly previousMirrors?: (origin: string) => boolean;
+  readonly previousMirrors?: (origin: string, source: string) => boolean;
 }
 
 /** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
@@ -163,9 +165,12 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const requirements: SecretRequirement[] = [];
   const flatNeeds = new Map<string, string[]>();
   const mcsRequests: MirrorRequest[] = [];
+  // One lookup per source, told which source asks (the generic-gateway ports are worked out per lookup).
+  const previousMirrors = options.previousMirrors;
+  const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
   for (const link of fleet.links.filter((l) => l.source === source)) {
     const flat: MirrorUnit[] = [];
-    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, options.previousMirrors)) {
+    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, established)) {
       const ns = request.placement?.namespace ?? request.service.namespace;
       if (!link.mirrorSystemNamespaces) {
         const system = systemNamespaceProblem(request, fleet, ns);

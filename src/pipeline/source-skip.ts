@@ -34,9 +34,9 @@ export interface SourceSkipState {
 /** The skip decision of one compile, and the lookups its planning makes, recorded. */
 export class SourceSkip {
   private readonly owners = new Map<string, Map<string, string>>();
-  private readonly established = new Map<string, boolean>();
+  private readonly established = new Map<string, Map<string, boolean>>();
   private readonly ownerLookup?: PreviousOwnerLookup;
-  private readonly mirrorLookup?: (origin: string) => boolean;
+  private readonly mirrorLookup?: (origin: string, source: string) => boolean;
 
   constructor(private readonly inputs: UnitInputs, private readonly snapshot: FleetSnapshot, private readonly options: CompileOptions, private readonly state: SourceSkipState | undefined) {
     const owners = options.previousOwners;
@@ -45,8 +45,9 @@ export class SourceSkip {
   }
 
   /**
-   * The compile options with both lookups recorded (a new function each: the generic-gateway port
-   * cache is per lookup, so every question of this compile is asked and recorded).
+   * The compile options with both lookups recorded per asking source (planning makes a lookup of its
+   * own per source, and the generic-gateway ports are worked out per lookup, so each source's record
+   * holds exactly the questions its own planning asked, whichever other sources are planned).
    */
   recordingOptions(unplanned: ReadonlySet<string>): CompileOptions {
     const { previousOwners: _owners, previousMirrors: _mirrors, ...rest } = this.options;
@@ -65,9 +66,11 @@ export class SourceSkip {
         },
       } : {}),
       ...(mirrorLookup ? {
-        previousMirrors: (origin: string) => {
-          const answer = mirrorLookup(origin);
-          this.established.set(origin, answer);
+        previousMirrors: (origin: string, source: string) => {
+          const answer = mirrorLookup(origin, source);
+          let asked = this.established.get(source);
+          if (!asked) this.established.set(source, (asked = new Map()));
+          asked.set(origin, answer);
           return answer;
         },
       } : {}),
@@ -90,7 +93,7 @@ export class SourceSkip {
     if (!state?.intact || !previous || !units || Object.keys(units).length === 0) return false;
     if (previous.inputs !== this.digest(source, this.snapshot.pinnedServiceIPs?.[source])) return false;
     for (const [key, answer] of Object.entries(previous.owners ?? {})) if ((this.ownerLookup?.(source, key) ?? '') !== answer) return false;
-    for (const [origin, answer] of Object.entries(previous.established ?? {})) if ((this.mirrorLookup?.(origin) ?? false) !== answer) return false;
+    for (const [origin, answer] of Object.entries(previous.established ?? {})) if ((this.mirrorLookup?.(origin, source) ?? false) !== answer) return false;
     for (const [unit, record] of Object.entries(units)) if (!state.intact(source, unit, record.files)) return false;
     return true;
   }
@@ -105,13 +108,11 @@ export class SourceSkip {
     const warnings = plan.warnings ?? [];
     const pinFailed = warnings.some((d) => d.code === Diag.PINNED_IP_UNAVAILABLE.code);
     const owners = this.owners.get(source);
-    const targets = new Set(this.inputs.targetsOf(source));
-    // The established-mirror answers are cached per target across sources: each source is given every answer about the targets it links.
-    const established = [...this.established].filter(([origin]) => targets.has(origin.slice(0, origin.indexOf('/') < 0 ? origin.length : origin.indexOf('/'))));
+    const established = this.established.get(source);
     return {
       inputs: this.digest(source, pinFailed ? this.snapshot.pinnedServiceIPs?.[source] : pinnedAfter),
       ...(owners && owners.size > 0 ? { owners: sortedRecord(Object.fromEntries(owners)) } : {}),
-      ...(established.length > 0 ? { established: sortedRecord(Object.fromEntries(established)) } : {}),
+      ...(established && established.size > 0 ? { established: sortedRecord(Object.fromEntries(established)) } : {}),
       ...(warnings.length > 0 ? { warnings: warnings.map(storedWarning) } : {}),
     };
   }
