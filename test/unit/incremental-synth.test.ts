@@ -179,6 +179,9 @@ async function settledScratch(): Promise<Scratch> {
   assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
   assert.deepEqual(skippedIn(again.lines), ['ap', 'east', 'eu', 'london', 'us', 'west'], 'an unchanged fleet plans no source');
   assert.deepEqual(again.result.changes, []);
+  // AND check, which plans every source and renders every unit, finds the same output and the same lock (source records included)
+  const check = await s.run({ mode: 'check' });
+  assert.equal(check.exitCode, ExitCode.OK, check.error);
   return s;
 }
 
@@ -349,6 +352,7 @@ test('GIVEN a contested generic-gateway port WHEN the mirrors that held it are g
     const settled = await runLogged(s);
     assert.equal(settled.result.exitCode, ExitCode.OK, settled.result.error);
     assert.deepEqual(skippedIn(settled.lines), ['ap', 'east', 'eu', 'london', 'us', 'west']);
+    assert.equal((await s.run({ mode: 'check' })).exitCode, ExitCode.OK);
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }
