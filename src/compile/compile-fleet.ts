@@ -59,6 +59,13 @@ export interface CompileOptions {
   /** Compile only these source clusters. @default all */
   readonly sources?: ReadonlySet<string>;
   /**
+   * Sources of {@link sources} that are not planned this run, because their plan is known unchanged
+   * (synth's source skip, src/pipeline/source-skip.ts): their links are still checked with every
+   * other (trust anchors, expiry warnings) and their pinned IPs are kept, but they get no plan.
+   * @default every source is planned
+   */
+  readonly unplanned?: ReadonlySet<string>;
+  /**
    * Make a problem of one mirror (over-long name, name clash, pinned-IP collision) a fleet-wide
    * error, as `--strict` does; otherwise that mirror alone is skipped with a warning. @default false
    */
@@ -73,9 +80,11 @@ export interface CompileOptions {
   readonly now?: Date;
   /**
    * Whether the current output holds a mirror of origin `target/namespace/service` in any source: when
-   * several services claim one generic gateway port, the one already mirrored keeps it. @default none does
+   * several services claim one generic gateway port, the one already mirrored keeps it. `source` is
+   * the source whose planning asks (each source's questions go through a lookup of its own).
+   * @default none does
    */
-  readonly previousMirrors?: (origin: string) => boolean;
+  readonly previousMirrors?: (origin: string, source: string) => boolean;
 }
 
 /** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
@@ -111,7 +120,15 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   const trusted: FleetSpec = trust.failedLinks.size === 0 ? fleet : { ...fleet, links: fleet.links.filter((l) => !trust.failedLinks.has(l.path)) };
   // What depends on a target service and a link's policy alone is worked out once for every source (plan-memo.ts).
   const memo = new PlanMemo(fleet.clusters, fleet.explicitExports);
-  const plans = sources.map((source) => planSource(source, trusted, snapshot, diagnostics, options, memo));
+  // Each source's findings are collected apart (then kept in order), so a source that is not planned
+  // next time can report its own again.
+  const plans = sources.filter((s) => !options.unplanned?.has(s)).map((source) => {
+    const own = new Diagnostics(options.strict ?? false);
+    const plan = planSource(source, trusted, snapshot, own, options, memo);
+    diagnostics.merge(own);
+    appendAll(diagnostics.notes, own.notes);
+    return { ...plan, warnings: own.warningFindings };
+  });
   const errors = diagnostics.findings.filter((d) => d.severity === 'error');
   if (errors.length > 0) throw new CompileError(errors);
   const requirements = plans.flatMap((plan) => plan.requirements);
@@ -136,6 +153,8 @@ export interface SourcePlan {
   readonly requirements: SecretRequirement[];
   /** `namespace/name` → pinned ClusterIP of this source's per-pod Services. */
   readonly pinnedIPs: Record<string, string>;
+  /** The warnings of this source's planning, in order (part of the fleet's diagnostics). @default none */
+  readonly warnings?: readonly Diagnostic[];
 }
 
 function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions, memo: PlanMemo): SourcePlan {
@@ -150,9 +169,12 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const requirements: SecretRequirement[] = [];
   const flatNeeds = new Map<string, MirrorUnit[]>();
   const mcsRequests: MirrorRequest[] = [];
+  // One lookup per source, told which source asks (the generic-gateway ports are worked out per lookup).
+  const previousMirrors = options.previousMirrors;
+  const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
   for (const link of links) {
     const flat: MirrorUnit[] = [];
-    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, options.previousMirrors, memo)) {
+    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, established, memo)) {
       const ns = request.placement?.namespace ?? request.service.namespace;
       if (!link.mirrorSystemNamespaces) {
         const system = systemNamespaceProblem(request, memo, ns);

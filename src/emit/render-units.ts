@@ -99,6 +99,11 @@ export interface RenderRest {
   readonly records?: Map<string, Omit<UnitRecord, 'inputs'>>;
 }
 
+/** A cluster folder's kustomization.yaml, listing its unit folders `units` (what {@link renderClusterUnits} writes there). */
+export function clusterKustomizationFile(units: readonly string[]): string {
+  return kustomizationFile(units);
+}
+
 /** A kustomization.yaml listing `resources` (sorted). */
 function kustomizationFile(resources: readonly string[]): string {
   return GENERATED_HEADER + stringifyYaml({

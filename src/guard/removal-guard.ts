@@ -74,8 +74,22 @@ export interface TargetRemoval {
   readonly before: number;
 }
 
+/**
+ * `before` and `after` without the sources whose records are one and the same object in both (a
+ * source synth did not plan keeps the lock's records as they are): every count of the guard is per
+ * source (keys carry their source), so such a source can lose nothing and need not be counted.
+ */
+function changedSources(before: UnitRecords, after: UnitRecords): [UnitRecords, UnitRecords] {
+  const b: Record<string, UnitRecords[string]> = {};
+  const a: Record<string, UnitRecords[string]> = {};
+  for (const [source, byUnit] of Object.entries(before)) if (after[source] !== byUnit) b[source] = byUnit;
+  for (const [source, byUnit] of Object.entries(after)) if (before[source] !== byUnit) a[source] = byUnit;
+  return [b, a];
+}
+
 /** Every (source, target) pair that loses at least one mirror going from `before` to `after`, sorted by source and target. */
-export function removalsByTarget(before: UnitRecords, after: UnitRecords): TargetRemoval[] {
+export function removalsByTarget(allBefore: UnitRecords, allAfter: UnitRecords): TargetRemoval[] {
+  const [before, after] = changedSources(allBefore, allAfter);
   const found: TargetRemoval[] = [];
   const { counted: afterMirrors, all: afterKeys } = mirrorServices(after);
   for (const [source, byTarget] of [...mirrorServices(before).counted].sort(([a], [b]) => compareStrings(a, b))) {
@@ -89,7 +103,8 @@ export function removalsByTarget(before: UnitRecords, after: UnitRecords): Targe
 }
 
 /** The large removals going from `before` to `after`, by source and target. */
-export function largeRemovals(before: UnitRecords, after: UnitRecords): LargeRemoval[] {
+export function largeRemovals(allBefore: UnitRecords, allAfter: UnitRecords): LargeRemoval[] {
+  const [before, after] = changedSources(allBefore, allAfter);
   const found: LargeRemoval[] = [];
   const { counted: afterMirrors, all: afterKeys } = mirrorServices(after);
   for (const [source, byTarget] of [...mirrorServices(before).counted].sort(([a], [b]) => compareStrings(a, b))) {

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../util/canonical-json.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
-import { LOCK_FORMAT, lockDocumentSchema, type LockDocument, type UnitRecords } from '../state/lock-document.js';
+import { compiledSectionSchema, LOCK_FORMAT, lockDocumentSchema, observedSectionSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
+import { unitRecordsAccepted } from '../state/lock-fast-check.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
@@ -34,7 +35,14 @@ export interface LockState {
   readonly snapshot: FleetSnapshot;
   /** The compiled section's unit records; undefined when the lock predates them (format 1) or is missing. */
   readonly units?: UnitRecords;
+  /** The compiled section's source records; undefined when the lock predates them (formats 1 and 2) or is missing. */
+  readonly sources?: SourceRecords;
+  /** The file's text as read (undefined when it is missing): what a run compares its new lock text with. */
+  readonly text?: string;
 }
+
+/** The formats this version reads, for the message refusing another. */
+const READ_FORMATS = `${SNAPSHOT_FORMAT}, ${PREVIOUS_LOCK_FORMAT} and ${LOCK_FORMAT}`;
 
 /** Reads the lock (through `readText`, default node:fs); a missing file is an empty snapshot. */
 export function readLockFile(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): FleetSnapshot {
@@ -42,7 +50,7 @@ export function readLockFile(path: string, readText: (path: string) => string = 
 }
 
 /**
- * Reads the lock (format 2, or format 1 which is migrated: its snapshot, no unit records) through
+ * Reads the lock (format 3; format 2, read without source records; or format 1, migrated: its snapshot, no unit records) through
  * `readText` (default node:fs); a missing file is an empty snapshot.
  */
 export function readLock(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): LockState {
@@ -60,35 +68,53 @@ export function readLock(path: string, readText: (path: string) => string = (p) 
     throw new LockFileError(path, `is not valid JSON (${(e as Error).message})`);
   }
   const format = (parsed as { format?: unknown } | null)?.format;
-  if (typeof parsed === 'object' && parsed !== null && format === LOCK_FORMAT) {
+  if (typeof parsed === 'object' && parsed !== null && (format === LOCK_FORMAT || format === PREVIOUS_LOCK_FORMAT)) {
     const lock = parsed as Partial<LockDocument>;
     if (typeof lock.observed !== 'object' || lock.observed === null || typeof lock.compiled !== 'object' || lock.compiled === null) {
       throw new LockFileError(path, 'lacks "observed" or "compiled"');
     }
-    const problems = schemaProblems(lockDocumentSchema, parsed);
+    const problems = lockAccepted(lock) ? [] : schemaProblems(lockDocumentSchema, parsed);
     if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
     const { observed, compiled } = parsed as LockDocument;
     const snapshot = { format: SNAPSHOT_FORMAT, ...observed, ...(compiled.pinnedServiceIPs ? { pinnedServiceIPs: compiled.pinnedServiceIPs } : {}) } as FleetSnapshot;
-    return { snapshot, units: compiled.units };
+    // A format 2 lock has no source records: every source is planned once (docs/lock-and-state.md).
+    return { snapshot, units: compiled.units, ...(compiled.sources && format === LOCK_FORMAT ? { sources: compiled.sources } : {}), text };
   }
   const lock = parsed as Partial<FleetSnapshot>;
   if (typeof lock !== 'object' || lock === null || lock.format !== SNAPSHOT_FORMAT) {
-    throw new LockFileError(path, `has format ${JSON.stringify(lock?.format)}, but this version reads formats ${SNAPSHOT_FORMAT} and ${LOCK_FORMAT}`);
+    throw new LockFileError(path, `has format ${JSON.stringify(lock?.format)}, but this version reads formats ${READ_FORMATS}`);
   }
   if (typeof lock.targets !== 'object' || typeof lock.sources !== 'object' || lock.targets === null || lock.sources === null) {
     throw new LockFileError(path, 'lacks "targets" or "sources"');
   }
   const problems = schemaProblems(fleetSnapshotSchema, parsed);
   if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
-  return { snapshot: lock as FleetSnapshot };
+  return { snapshot: lock as FleetSnapshot, text };
 }
 
 /**
- * The lock file's exact text (format 2): canonical JSON, keys sorted, trailing newline.
- * @param units the unit records of the compiled section @default none
+ * Whether the schema certainly accepts `lock` (whose format is checked), the unit records checked
+ * in one pass instead of by zod (src/state/lock-fast-check.ts). False means "let the whole schema
+ * decide": a refused lock is refused with the schema's messages, exactly as before.
  */
-export function renderLockFile(snapshot: FleetSnapshot, units: UnitRecords = {}): string {
+function lockAccepted(lock: Partial<LockDocument>): boolean {
+  const keys = Object.keys(lock);
+  if (keys.length !== 3 || !keys.every((k) => k === 'format' || k === 'observed' || k === 'compiled')) return false;
+  const compiled = lock.compiled as Record<string, unknown>;
+  if (!Object.keys(compiled).every((k) => k === 'units' || k === 'pinnedServiceIPs' || k === 'sources')) return false;
+  const { units, ...rest } = compiled;
+  if (!unitRecordsAccepted(units)) return false;
+  const small = compiledSectionSchema.omit({ units: true });
+  return small.safeParse(rest).success && observedSectionSchema.safeParse(lock.observed).success;
+}
+
+/**
+ * The lock file's exact text (format 3): canonical JSON, keys sorted, trailing newline.
+ * @param units the unit records of the compiled section @default none
+ * @param sources the source records of the compiled section @default none
+ */
+export function renderLockFile(snapshot: FleetSnapshot, units: UnitRecords = {}, sources?: SourceRecords): string {
   const { format: _format, pinnedServiceIPs, ...observed } = snapshot;
-  const document: LockDocument = { format: LOCK_FORMAT, observed, compiled: { ...(pinnedServiceIPs ? { pinnedServiceIPs } : {}), units } } as LockDocument;
+  const document: LockDocument = { format: LOCK_FORMAT, observed, compiled: { ...(pinnedServiceIPs ? { pinnedServiceIPs } : {}), units, ...(sources && Object.keys(sources).length > 0 ? { sources } : {}) } } as LockDocument;
   return canonicalJson(document);
 }

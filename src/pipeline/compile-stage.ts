@@ -15,7 +15,7 @@ import type { FileTree } from '../emit/render-files.js';
 import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
-import type { UnitRecords } from '../state/lock-document.js';
+import type { SourceRecords, UnitRecords } from '../state/lock-document.js';
 import { unitFolderCheck } from '../state/unit-folders.js';
 import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
 import { appendAll } from '../util/append-all.js';
@@ -46,6 +46,8 @@ export interface Compiled {
   readonly units: UnitRecords;
   /** `<cluster>/<unit>` of the units rendered (the others were kept as they are). */
   readonly rendered: ReadonlySet<string>;
+  /** The source records after this run (with `--source`, other sources' as recorded). */
+  readonly sources: SourceRecords;
   /** The clusters whose folders this run writes: a shard's own and the non-source clusters, else every compiled cluster. */
   readonly writtenClusters: ReadonlySet<string>;
 }
@@ -61,8 +63,10 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
   const compileStarted = now().getTime();
   const isolation = { strict: options.strict ?? false, previousOwners: recordOwnerLookup(records), previousMirrors: recordMirrorLookup(records), now: new Date(compileStarted) };
   const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
-  // synth and observe skip unit families whose inputs did not change and whose folders are intact.
-  const incremental = { records, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir, run.host) } : {}) };
+  // synth and observe skip sources and unit families whose inputs did not change and whose folders are intact.
+  // A source's record counts only with the lock's own unit records (not with records adopted from a folder the lock does not describe).
+  const sources = Object.fromEntries(Object.entries(loaded.previousSources ?? {}).filter(([cluster]) => loaded.previousUnits?.[cluster] !== undefined && loaded.previousUnits[cluster] === records[cluster]));
+  const incremental = { records, sources, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir, run.host) } : {}) };
   // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
   const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
   const compile = (s: FleetSnapshot, onCompiled?: () => void, sink?: RenderedClusterSink): CompiledTree => {
@@ -72,7 +76,10 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
     const units: UnitRecords = {};
     for (const [cluster, byUnit] of Object.entries(loaded.previousUnits ?? {})) if (!owned.has(cluster)) units[cluster] = byUnit;
     for (const [cluster, byUnit] of Object.entries(result.units)) if (owned.has(cluster)) units[cluster] = byUnit;
-    return { ...result, units };
+    const sources: SourceRecords = {};
+    for (const [cluster, record] of Object.entries(loaded.previousSources ?? {})) if (!owned.has(cluster)) sources[cluster] = record;
+    for (const [cluster, record] of Object.entries(result.sources)) if (owned.has(cluster)) sources[cluster] = record;
+    return { ...result, units, sources };
   };
   let result = compile(snapshot, () => mark('compile'), stream?.cluster);
   const heldBackWarnings: Diagnostic[] = [];
@@ -88,12 +95,13 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
     appendAll(heldBackWarnings, heldBackDiagnostics(held.held, held.warnings));
   }
   mark('render');
-  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
+  const skipped = result.skippedSources.size > 0 ? `; ${result.skippedSources.size} source${result.skippedSources.size === 1 ? '' : 's'} unchanged, not planned (${[...result.skippedSources].join(', ')})` : '';
+  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms${skipped}`);
   const diagnostics = [...result.diagnostics];
   appendAll(diagnostics, heldBackWarnings);
   const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
   const writtenClusters = owned ?? new Set(Object.keys(result.units));
-  return { tree, snapshot: result.snapshot, diagnostics, planRows: result.planRows, units: result.units, rendered: result.rendered, writtenClusters };
+  return { tree, snapshot: result.snapshot, diagnostics, planRows: result.planRows, units: result.units, rendered: result.rendered, sources: result.sources, writtenClusters };
 }
 
 /** Clusters that are no link's source. */

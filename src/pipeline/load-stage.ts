@@ -15,7 +15,7 @@ import type { FleetSpec } from '../model/fleet-spec.js';
 import { lockGatewayProblems } from '../observe/gateway-checks.js';
 import { kubeconfigFileProblem } from '../observe/kubeconfig-file-problem.js';
 import { LockFileError, readLock } from '../observe/lock-file.js';
-import type { UnitRecords } from '../state/lock-document.js';
+import type { SourceRecords, UnitRecords } from '../state/lock-document.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { parseDuration } from '../util/duration.js';
 import type { RunContext } from './run-context.js';
@@ -42,6 +42,10 @@ export interface Loaded {
   readonly previous: FleetSnapshot;
   /** The lock's unit records (docs/lock-and-state.md); undefined for a format 1 lock (migrated: its folders are adopted). */
   readonly previousUnits?: UnitRecords;
+  /** The lock's source records; undefined for a lock of format 1 or 2 (every source is planned once). */
+  readonly previousSources?: SourceRecords;
+  /** The committed lock's text as read (undefined when there is none): the run's new lock text is compared with it. */
+  readonly lockText?: string;
   /** The staleness limit in force: `--max-stale`, else the fleet's; never for offline runs. */
   readonly staleLimit?: StaleLimit;
 }
@@ -87,7 +91,7 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
   const spec = buildFleet(define, options.fleetFile).fleet.toSpec();
   const problem = missingLockProblem(lockFile, host.exists(paths.committedLock), outDir, options.newFleet ?? false, host);
   if (problem) throw new InvalidInputError(problem);
-  const { snapshot: previous, units: previousUnits } = readLock(paths.committedLock, (p) => host.readFile(p));
+  const { snapshot: previous, units: previousUnits, sources: previousSources, text: lockText } = readLock(paths.committedLock, (p) => host.readFile(p));
   const gatewayProblems = lockGatewayProblems(spec, previous);
   if (gatewayProblems.length > 0) throw new LockFileError(lockFile, 'holds a gateway address, port or identity that mirrorc rejects (see below)', gatewayProblems);
   if (shard) {
@@ -103,7 +107,7 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
     : maxStaleMs !== undefined ? { text: maxStaleFlag!, ms: maxStaleMs, origin: '--max-stale' }
       : spec.stalenessLimit ? { text: spec.stalenessLimit.maxStale, ms: spec.stalenessLimit.maxStaleMs, origin: "the fleet's StalenessLimit maxStale" }
         : undefined;
-  return { paths, spec, previous, ...(previousUnits ? { previousUnits } : {}), ...(staleLimit ? { staleLimit } : {}) };
+  return { paths, spec, previous, ...(previousUnits ? { previousUnits } : {}), ...(previousSources ? { previousSources } : {}), ...(lockText !== undefined ? { lockText } : {}), ...(staleLimit ? { staleLimit } : {}) };
 }
 
 /**

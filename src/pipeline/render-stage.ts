@@ -60,11 +60,14 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
     changes = diffTrees(before, tree);
   }
   // The delivery manifests follow the delivery units of every cluster (Flux's unit Kustomizations, Argo CD's sources).
-  const delivery = deliveryTree(spec, deliveryInput(run.host, paths.outDir, compiled.units, tree, compiled.writtenClusters));
+  const delivery = deliveryTree(spec, deliveryInput(run.host, paths.outDir, compiled.units, tree, compiled.writtenClusters, compiled.rendered));
   // observe writes no dist/: its lock keeps the records as read (an input digest recorded for files
   // not written would let the next synth skip them). A shard records its own folders' units.
-  const lockText = renderLockFile(compiled.snapshot, run.mode === 'observe' ? (loaded.previousUnits ?? state.records) : compiled.units);
-  const lockChanged = readTextOrUndefined(run.host, paths.committedLock) !== lockText;
+  const lockText = run.mode === 'observe'
+    ? renderLockFile(compiled.snapshot, loaded.previousUnits ?? state.records, loaded.previousSources)
+    : renderLockFile(compiled.snapshot, compiled.units, compiled.sources);
+  // The committed lock as the load stage read it (the run lock keeps it from changing since); read here only when there was none.
+  const lockChanged = (loaded.lockText ?? readTextOrUndefined(run.host, paths.committedLock)) !== lockText;
   return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged, ...(streamed ? { streamed } : {}) };
 }
 
@@ -74,12 +77,13 @@ const NAMESPACE_FILE = /(^|\/)namespace-[^/]+\.yaml$/;
  * What the delivery manifests are rendered from: a unit folder entry for every recorded unit of every
  * cluster, and the Namespaces of the base units (read from disk for the clusters this run leaves alone).
  */
-function deliveryInput(host: FsHost, outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>): FileTree {
+function deliveryInput(host: FsHost, outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>, rendered: ReadonlySet<string>): FileTree {
   const input: FileTree = new Map();
   for (const [cluster, byUnit] of Object.entries(units)) for (const unit of Object.keys(byUnit)) input.set(`${cluster}/${unit}/kustomization.yaml`, '');
   for (const [path, text] of tree) if (NAMESPACE_FILE.test(path)) input.set(path, text);
   for (const cluster of Object.keys(units)) {
-    if (written.has(cluster)) continue;
+    // A base unit this run did not render (a cluster it leaves alone, a skipped source) is read from disk.
+    if (written.has(cluster) && rendered.has(`${cluster}/base`)) continue;
     for (const [p, text] of readTree(join(outDir, cluster, 'base'), host)) if (NAMESPACE_FILE.test(p)) input.set(`${cluster}/base/${p}`, text);
   }
   return input;

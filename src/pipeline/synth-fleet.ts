@@ -12,10 +12,10 @@ import { compareStrings } from '../util/order.js';
 import { readFileSync } from 'node:fs';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
 import type { FileTree } from '../emit/render-files.js';
-import { renderClusterUnits } from '../emit/render-units.js';
+import { clusterKustomizationFile, renderClusterUnits } from '../emit/render-units.js';
 import type { RenderedClusterSink } from './streamed-write.js';
 import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, unitFamily } from '../delivery/delivery-units.js';
-import type { UnitFiles, UnitRecord, UnitRecords } from '../state/lock-document.js';
+import type { SourceRecord, SourceRecords, UnitFiles, UnitRecord, UnitRecords } from '../state/lock-document.js';
 import { treeUnitRecords } from '../state/adopt-dist.js';
 import { UnitInputs } from '../state/unit-inputs.js';
 import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
@@ -25,6 +25,8 @@ import { renderLockFile } from '../observe/lock-file.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree } from './synth-delivery.js';
 import { messages, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { SourceSkip } from './source-skip.js';
+import { sortedUnique } from '../util/order.js';
 import { deliveryDiagnostics } from '../diagnostics/run-diagnostics.js';
 
 /** Input of {@link synthFleet}. */
@@ -80,6 +82,10 @@ export interface CompiledTree {
   readonly units: UnitRecords;
   /** `<cluster>/<unit>` of every unit that was rendered (all but the skipped ones). */
   readonly rendered: ReadonlySet<string>;
+  /** The record of every compiled source, skipped ones included (the lock's compiled section). */
+  readonly sources: SourceRecords;
+  /** The sources that were not planned (their whole folder kept; see src/pipeline/source-skip.ts). */
+  readonly skippedSources: ReadonlySet<string>;
 }
 
 /** The previous state an incremental compile starts from. */
@@ -91,6 +97,8 @@ export interface PreviousUnits {
    * only of units whose inputs are unchanged. Without it, nothing is skipped. @default nothing skipped
    */
   readonly intact?: (cluster: string, unit: string, files: UnitFiles) => boolean;
+  /** The lock's source records: a source whose planning inputs are unchanged is not planned at all. @default every source planned */
+  readonly sources?: SourceRecords;
 }
 
 /** This package's version: a new mirrorc renders every unit once (its output may differ). */
@@ -107,8 +115,23 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
  * @throws CompileError when the fleet cannot be compiled; nothing is rendered then
  */
 export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, onCompiled?: () => void, previous?: ReadonlyMap<string, string>, maxUnitObjects?: number, state?: PreviousUnits, sink?: RenderedClusterSink): CompiledTree {
-  const planned = planFleet(spec, snapshot, options);
+  const inputs = new UnitInputs(spec, snapshot, VERSION, maxUnitObjects ?? MAX_UNIT_OBJECTS);
+  // A source whose planning inputs did not change and whose folders are intact is not planned at all.
+  const skip = new SourceSkip(inputs, snapshot, options, state);
+  const sources = sortedUnique(spec.links.map((l) => l.source)).filter((s) => !options.sources || options.sources.has(s));
+  const skipped = new Set(sources.filter((s) => skip.skippable(s)));
+  const planned = planFleet(spec, snapshot, skip.recordingOptions(skipped));
   const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
+  // The warnings in the order of a full run: the fleet-wide ones (trust anchors), then each source's, recorded or new.
+  const perSource = new Set(planned.plans.flatMap((p) => p.warnings ?? []));
+  const diagnostics: Diagnostic[] = planned.diagnostics.filter((d) => !perSource.has(d));
+  const sourceRecords: Record<string, SourceRecord> = {};
+  for (const source of sources) {
+    const plan = planned.plans.find((p) => p.source === source);
+    const record = plan ? skip.record(source, plan, planned.pinnedServiceIPs[source]) : state!.sources![source]!;
+    sourceRecords[source] = record;
+    for (const d of plan ? (plan.warnings ?? []) : (record.warnings ?? [])) diagnostics.push(d);
+  }
   onCompiled?.();
   const tree: FileTree = new Map();
   const units: Record<string, Record<string, UnitRecord>> = {};
@@ -118,10 +141,17 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
   const plans = new Map(planned.plans.map((plan) => [plan.source, plan]));
   // A family's shard count never shrinks: the lock's records (or the committed folder names) say how many it has now.
   const records = state?.records ?? treeUnitRecords(new Map([...(previous ?? new Map<string, string>()).keys()].filter((k) => k.endsWith('/kustomization.yaml')).map((k) => [k, ''])));
-  const inputs = new UnitInputs(spec, snapshot, VERSION, maxUnitObjects ?? MAX_UNIT_OBJECTS);
-  for (const cluster of [...new Set([...plans.keys(), ...readerRbac.keys()])].sort(compareStrings)) {
-    const plan = plans.get(cluster);
+  for (const cluster of [...new Set([...plans.keys(), ...readerRbac.keys(), ...skipped])].sort(compareStrings)) {
     const recorded = records[cluster] ?? {};
+    if (skipped.has(cluster)) {
+      // Kept whole: its unit folders are neither rendered nor read; its kustomization.yaml (listing them) is compared.
+      units[cluster] = recorded as Record<string, UnitRecord>;
+      const kustomization = clusterKustomizationFile(Object.keys(recorded));
+      if (sink) sink(cluster, new Map([['kustomization.yaml', kustomization]]), Object.keys(recorded));
+      else tree.set(`${cluster}/kustomization.yaml`, kustomization);
+      continue;
+    }
+    const plan = plans.get(cluster);
     const clusterUnits: Record<string, UnitRecord> = {};
     // Group the planned mirrors by family; a family whose inputs did not change and whose folders are intact is kept as it is.
     const families = new Map<string, MirrorUnit[]>();
@@ -169,7 +199,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       tree.set(key, old === content ? old : content);
     }
   }
-  return { tree, snapshot: pinned, warnings: planned.warnings, diagnostics: planned.diagnostics, planRows: planned.planRows, units, rendered };
+  return { tree, snapshot: pinned, warnings: messages(diagnostics), diagnostics, planRows: planned.planRows, units, rendered, sources: sourceRecords, skippedSources: skipped };
 }
 
 /** The charts of `plan`, created one by one as they are iterated: its Namespaces, then one per family of `families` (in plan order). */
@@ -199,7 +229,7 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
   return {
     output: compiled.tree,
     ...(delivery ? { delivery } : {}),
-    lock: renderLockFile(compiled.snapshot, compiled.units),
+    lock: renderLockFile(compiled.snapshot, compiled.units, compiled.sources),
     warnings: messages(diagnostics),
     diagnostics,
   };

@@ -1,5 +1,5 @@
 /**
- * The lock document (format 2): one schema-first, versioned file with two sections (see
+ * The lock document (format 3): one schema-first, versioned file with two sections (see
  * docs/lock-and-state.md).
  *
  * - `observed`: what the clusters were last seen to hold (the snapshot of format 1, without the
@@ -16,14 +16,21 @@ import { clusterNameProblem, quote } from '../util/k8s-names.js';
 import { ip, namespacedName, recordOf, sourceSnapshotSchema, targetSnapshotSchema, timestamp } from '../observe/lock-schema.js';
 import { parseUnitName, BASE_UNIT } from '../delivery/delivery-units.js';
 
-/** Version of the lock document; format 1 (the bare snapshot) is migrated on read. */
-export const LOCK_FORMAT = 2;
+/**
+ * Version of the lock document. Format 1 (the bare snapshot) and format 2 (no per-source records:
+ * every source is planned once) are migrated on read.
+ */
+export const LOCK_FORMAT = 3;
+/** The earlier document format that this one reads as it is (it lacks only `compiled.sources`). */
+export const PREVIOUS_LOCK_FORMAT = 2;
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'is not a SHA-256 digest (64 lower-case hex digits)');
-const unitNameProblem = (name: string): string | undefined => (name === BASE_UNIT || parseUnitName(name) ? undefined : `${quote(name)} is not a delivery unit name (base, from-<cluster>[.<k>], shared[.<k>])`);
-const namespacedKey = (k: string): string | undefined => namespacedName.safeParse(k).error?.issues[0]?.message;
+export const SHA256_PATTERN = /^[0-9a-f]{64}$/;
+const sha256 = z.string().regex(SHA256_PATTERN, 'is not a SHA-256 digest (64 lower-case hex digits)');
+export const unitNameProblem = (name: string): string | undefined => (name === BASE_UNIT || parseUnitName(name) ? undefined : `${quote(name)} is not a delivery unit name (base, from-<cluster>[.<k>], shared[.<k>])`);
+export const namespacedKey = (k: string): string | undefined => namespacedName.safeParse(k).error?.issues[0]?.message;
 /** `target/namespace/service`, or the bare target of a mirror whose origin annotation is missing. */
-const origin = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'is not "target/namespace/service"');
+export const ORIGIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/;
+const origin = z.string().regex(ORIGIN_PATTERN, 'is not "target/namespace/service"');
 
 /** The files of a unit folder, for the integrity check: how many, their bytes, and a digest of their sorted names and sizes. */
 export const unitFilesSchema = z.strictObject({
@@ -45,11 +52,43 @@ export const unitRecordSchema = z.strictObject({
   imports: recordOf(namespacedKey, origin).optional(),
 });
 
+const originProblem = (k: string): string | undefined => origin.safeParse(k).error?.issues[0]?.message;
+
+/** A warning of a source's planning, as a full run reports it (src/diagnostics/diagnostic.ts). */
+export const sourceWarningSchema = z.strictObject({
+  code: z.string().regex(/^MRC[0-9]{4}$/, 'is not a diagnostic code such as MRC3001'),
+  severity: z.literal('warning'),
+  cluster: z.string().optional(),
+  target: z.string().optional(),
+  namespace: z.string().optional(),
+  service: z.string().optional(),
+  message: z.string(),
+  hint: z.string(),
+});
+
+/**
+ * One source cluster as the lock remembers its planning: synth does not plan it again while its
+ * input digest is unchanged, the lookups its planning made give the same answers, and its unit
+ * folders are intact (docs/lock-and-state.md, "Skipping a source").
+ */
+export const sourceRecordSchema = z.strictObject({
+  /** Digest of everything the source's planning and rendering read but the lock's unit records (src/state/unit-inputs.ts). */
+  inputs: sha256,
+  /** The mirror-name owners its planning asked for: `namespace/name` → the origin recorded then, "" for none. */
+  owners: recordOf(namespacedKey, z.union([origin, z.literal('')])).optional(),
+  /** The established mirrors asked for (of the targets it links): origin → whether some source held it then. */
+  established: recordOf(originProblem, z.boolean()).optional(),
+  /** Its planning's warnings, in order: reported again when it is not planned. */
+  warnings: z.array(sourceWarningSchema).optional(),
+});
+
 /** compile's memory. */
 export const compiledSectionSchema = z.strictObject({
   pinnedServiceIPs: recordOf(clusterNameProblem, recordOf(namespacedKey, ip)).optional(),
   /** cluster → unit folder name → record, for every unit folder synth wrote. */
   units: recordOf(clusterNameProblem, recordOf(unitNameProblem, unitRecordSchema)),
+  /** source cluster → how it was planned; absent in a format 2 lock (every source is planned). */
+  sources: recordOf(clusterNameProblem, sourceRecordSchema).optional(),
 });
 
 /** What was observed (format 1's snapshot without the pinned IPs). */
@@ -59,9 +98,9 @@ export const observedSectionSchema = z.strictObject({
   staleSince: z.strictObject({ targets: recordOf(clusterNameProblem, timestamp).optional(), sources: recordOf(clusterNameProblem, timestamp).optional() }).optional(),
 });
 
-/** The whole lock file. */
+/** The whole lock file (format 3; a format 2 document is the same but for its number and `compiled.sources`). */
 export const lockDocumentSchema = z.strictObject({
-  format: z.literal(LOCK_FORMAT),
+  format: z.union([z.literal(LOCK_FORMAT), z.literal(PREVIOUS_LOCK_FORMAT)]),
   observed: observedSectionSchema,
   compiled: compiledSectionSchema,
 });
@@ -72,3 +111,6 @@ export type CompiledSection = z.infer<typeof compiledSectionSchema>;
 export type LockDocument = z.infer<typeof lockDocumentSchema>;
 /** cluster → unit → record. */
 export type UnitRecords = CompiledSection['units'];
+export type SourceRecord = z.infer<typeof sourceRecordSchema>;
+/** source cluster → record. */
+export type SourceRecords = NonNullable<CompiledSection['sources']>;

@@ -12,30 +12,36 @@ import type { UnitFiles, UnitRecords } from './lock-document.js';
 import { treeUnitRecords } from './adopt-dist.js';
 import { filesRecord } from './unit-inventory.js';
 
-/** Whether `dir` holds exactly the files `files` records (names and sizes; a link, a missing or an extra file fails). */
+/**
+ * Whether `dir` holds exactly the files `files` records (names and sizes; a link, a missing or an
+ * extra file fails). Each folder is listed once (with its entries' types) and each file is lstat-ed
+ * once — no file is opened — which is the least a check of names and sizes can do; it stops at the
+ * first folder that holds more files than recorded.
+ */
 export function folderMatches(dir: string, files: UnitFiles, host: FsHost = NODE_FS_HOST): boolean {
   const sizes: [string, number][] = [];
-  const walk = (rel: string): boolean => {
+  const walk = (abs: string, rel: string): boolean => {
     let entries;
     try {
-      entries = host.readdirEntries(rel === '' ? dir : join(dir, rel));
+      entries = host.readdirEntries(abs);
     } catch {
       return false;
     }
     for (const entry of entries) {
       const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      const absPath = `${abs}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (!walk(relPath)) return false;
+        if (!walk(absPath, relPath)) return false;
       } else if (entry.isFile()) {
-        const stats = host.lstat(join(dir, relPath));
-        if (stats === undefined) return false;
+        const stats = host.lstat(absPath);
+        if (stats === undefined || !stats.isFile()) return false;
         sizes.push([relPath, stats.size]);
         if (sizes.length > files.count) return false;
       } else return false;
     }
     return true;
   };
-  if (!walk('')) return false;
+  if (!walk(dir, '')) return false;
   if (sizes.length !== files.count) return false;
   const found = filesRecord(sizes);
   return found.bytes === files.bytes && found.digest === files.digest;

@@ -13,12 +13,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
+import { trustRootsOf } from '../compile/trust-anchors/check-trust-anchors.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 
 /** Bumped whenever the rendered text of an unchanged input could change (a new field, another format). */
 export const RENDER_FORMAT = 'mirrorc-render-1';
+/** Bumped whenever a source's planning reads something its digest ({@link UnitInputs.source}) does not cover. */
+export const PLAN_FORMAT = 'mirrorc-plan-1';
 
 /** Digests of the parts of one run's inputs, each computed once and combined per family. */
 export class UnitInputs {
@@ -26,20 +29,57 @@ export class UnitInputs {
   private readonly targets = new Map<string, string>();
   private readonly sources = new Map<string, string>();
 
-  constructor(private readonly spec: FleetSpec, private readonly snapshot: FleetSnapshot, private readonly version: string, private readonly maxUnitObjects: number) {
+  private readonly linked = new Map<string, string[]>();
+
+  constructor(spec: FleetSpec, private readonly snapshot: FleetSnapshot, private readonly version: string, private readonly maxUnitObjects: number) {
     this.fleet = digest(canonicalJson(renderedPartOf(spec)));
+    for (const link of spec.links) {
+      const targets = this.linked.get(link.source) ?? [];
+      if (!targets.includes(link.target)) targets.push(link.target);
+      this.linked.set(link.source, targets);
+    }
+    for (const targets of this.linked.values()) targets.sort();
+  }
+
+  /** The targets `source` links, sorted. */
+  targetsOf(source: string): readonly string[] {
+    return this.linked.get(source) ?? [];
+  }
+
+  /**
+   * The digest of everything the planning and rendering of source `source` read but the lock's unit
+   * records (whose lookups are replayed instead, see src/pipeline/source-skip.ts): the renderer, the
+   * unit size limit, the rendered part of the fleet definition, whether problems are errors
+   * (`strict`), its own observation and pinned IPs, the observation of every target it links, and
+   * the trust roots of it and of them (which links fail the trust-anchor check).
+   * @param pinned the source's pinned IPs to digest (those planning reads, or those it wrote)
+   */
+  source(source: string, strict: boolean, pinned: Readonly<Record<string, string>> | undefined): string {
+    const hash = createHash('sha256');
+    hash.update(`${PLAN_FORMAT}\n${RENDER_FORMAT}\n${this.version}\n${this.maxUnitObjects}\n${this.fleet}\n${strict}\n${source}\n${this.sourceDigest(source)}\n`);
+    hash.update(`trust:${canonicalJson(trustRootsOf(this.snapshot, source) ?? null)}`);
+    for (const t of this.targetsOf(source)) hash.update(`${t}:${this.targetDigest(t)}:${canonicalJson(trustRootsOf(this.snapshot, t) ?? null)}`);
+    hash.update(canonicalJson(pinned && Object.keys(pinned).length > 0 ? pinned : null));
+    return hash.digest('hex');
   }
 
   /** The digest of family `family` of `source`, holding `units` (its target `target`, or undefined for `shared`). */
   family(source: string, family: string, target: string | undefined, units: readonly MirrorUnit[], pinned: Readonly<Record<string, string>>): string {
-    const targets = target !== undefined ? [target] : [...new Set(this.spec.links.filter((l) => l.source === source).map((l) => l.target))].sort();
+    const targets = target !== undefined ? [target] : this.targetsOf(source);
     const hash = createHash('sha256');
     hash.update(`${RENDER_FORMAT}\n${this.version}\n${this.maxUnitObjects}\n${this.fleet}\n${family}\n${this.sourceDigest(source)}\n`);
     for (const t of targets) hash.update(`${t}:${this.targetDigest(t)}\n`);
     hash.update(canonicalJson(pinned));
+    // One line per planned mirror, its fields joined by characters no name holds (no canonical JSON per mirror).
+    let lines = '';
     for (const u of units) {
-      hash.update(canonicalJson({ origin: u.origin, namespace: u.namespace, mode: u.mode, target: u.target ?? null, serviceNames: u.serviceNames, adopts: u.adoptsLinkerdMirrorsOf ?? null, pinned: u.pinnedServiceNames ?? [] }));
+      lines += `${u.origin}\t${u.namespace}\t${u.mode}\t${u.target ?? '\u0000'}\t${u.serviceNames.join(' ')}\t${u.adoptsLinkerdMirrorsOf ?? '\u0000'}\t${(u.pinnedServiceNames ?? []).join(' ')}\n`;
+      if (lines.length > 65536) {
+        hash.update(lines);
+        lines = '';
+      }
     }
+    hash.update(lines);
     return hash.digest('hex');
   }
 

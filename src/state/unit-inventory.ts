@@ -63,14 +63,16 @@ export function objectInventory(objects: Iterable<unknown>): Pick<UnitRecord, 'm
 
 /** The files record of a unit folder from its files' paths (relative to the unit folder) and byte sizes. */
 export function filesRecord(sizes: Iterable<readonly [string, number]>): UnitFiles {
-  const entries = [...sizes].sort(([a], [b]) => compareStrings(a, b));
-  const hash = createHash('sha256');
+  // One line per file, `<path>\0<size>\n`: NUL sorts below every character of a name, so sorting the
+  // lines natively sorts them by path (code-unit order), and the digest is of one string.
+  const lines: string[] = [];
   let bytes = 0;
-  for (const [path, size] of entries) {
-    hash.update(`${path}\0${size}\n`);
+  for (const [path, size] of sizes) {
+    lines.push(`${path}\0${size}\n`);
     bytes += size;
   }
-  return { count: entries.length, bytes, digest: hash.digest('hex') };
+  lines.sort();
+  return { count: lines.length, bytes, digest: createHash('sha256').update(lines.join('')).digest('hex') };
 }
 
 function sorted(record: Record<string, string>): Record<string, string> {

@@ -40,7 +40,7 @@ function mirrorsOf(units: LockDocument['compiled']['units']): Map<string, string
   return out;
 }
 
-test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first time THEN every mirror, name owner and pinned IP is kept and the lock becomes format 2', async () => {
+test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first time THEN every mirror, name owner and pinned IP is kept and the lock becomes format 3', async () => {
   const oldLock = readFileSync('test/fixtures/lock-format-1/fleet.lock.json', 'utf8');
   const { dir, lockPath, outDir, run } = scratch(oldLock);
   try {
@@ -50,7 +50,7 @@ test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first 
     // THEN dist/ is byte for byte what it was: no mirror lost, moved or renamed
     assert.deepEqual(readTree(outDir), before);
     const lock = readLockDocument(lockPath);
-    assert.equal(lock.format, 2);
+    assert.equal(lock.format, 3);
     // AND the pinned IPs are those of the old lock, in the compiled section
     assert.deepEqual(lock.compiled.pinnedServiceIPs, JSON.parse(oldLock).pinnedServiceIPs);
     // AND the observation is the old lock's
@@ -151,5 +151,262 @@ test('GIVEN the lock records a target\'s mirrors WHEN that target suddenly expor
     assert.notEqual(changedLock, lockText);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// ---- Skipping a whole source (docs/lock-and-state.md, "Skipping a source") ----
+
+type Scratch = ReturnType<typeof scratch>;
+
+/** Runs synth in `s` and collects its log lines (verbose: the compile stage names the sources it did not plan). */
+async function runLogged(s: Scratch, o: Partial<SynthOptions> = {}): Promise<{ result: Awaited<ReturnType<typeof runSynth>>; lines: string[] }> {
+  const lines: string[] = [];
+  const result = await s.run({ log: (l) => lines.push(l), verbosity: 'verbose', ...o });
+  return { result, lines };
+}
+
+/** The sources the run's log says it did not plan. */
+function skippedIn(lines: readonly string[]): string[] {
+  const line = lines.find((l) => l.includes('not planned ('));
+  return line ? /not planned \(([^)]*)\)/.exec(line)![1]!.split(', ') : [];
+}
+
+/** A scratch copy synthesised twice, so that its lock holds every source's record and the second run planned nothing. */
+async function settledScratch(): Promise<Scratch> {
+  const s = scratch(readFileSync('clusters/fleet.lock.json', 'utf8'));
+  assert.equal((await s.run()).exitCode, ExitCode.OK);
+  const again = await runLogged(s);
+  assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
+  assert.deepEqual(skippedIn(again.lines), ['ap', 'east', 'eu', 'london', 'us', 'west'], 'an unchanged fleet plans no source');
+  assert.deepEqual(again.result.changes, []);
+  // AND check, which plans every source and renders every unit, finds the same output and the same lock (source records included)
+  const check = await s.run({ mode: 'check' });
+  assert.equal(check.exitCode, ExitCode.OK, check.error);
+  return s;
+}
+
+/** Synth in `s` as it is now, then the same lock rendered in full into an empty folder: both write the same dist/ and lock. Returns the incremental run's skipped sources. */
+async function assertSameAsFullRender(s: Scratch, o: Partial<SynthOptions> = {}): Promise<string[]> {
+  const lockText = readFileSync(s.lockPath, 'utf8');
+  const { result, lines } = await runLogged(s, { confirmRemovals: true, ...o });
+  assert.equal(result.exitCode, ExitCode.OK, result.error);
+  const full = mkdtempSync(join(tmpdir(), 'mirrorc-full-'));
+  try {
+    writeFileSync(join(full, 'fleet.lock.json'), lockText);
+    const f = await runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, confirmRemovals: true, log: () => {}, print: () => {}, ...o });
+    assert.equal(f.exitCode, ExitCode.OK, f.error);
+    assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
+    assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
+    assert.deepEqual(result.warnings, f.warnings, 'the same warnings as a full run');
+  } finally {
+    rmSync(full, { recursive: true, force: true });
+  }
+  return skippedIn(lines);
+}
+
+/** Rewrites the lock of `s` through `edit`. */
+function editLock(s: Scratch, edit: (lock: LockDocument) => void): void {
+  const lock = readLockDocument(s.lockPath);
+  edit(lock);
+  writeFileSync(s.lockPath, `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+test('GIVEN a run that reports warnings WHEN synth runs again with nothing changed THEN no source is planned, nothing is written, and the same warnings are printed', async () => {
+  const s = scratch(readFileSync('clusters/fleet.lock.json', 'utf8'));
+  try {
+    // GIVEN west's observation lacks its shop namespace: west's mirrors into shop are skipped, each with a warning
+    editLock(s, (lock) => {
+      lock.observed.sources['west']!.namespaces = lock.observed.sources['west']!.namespaces.filter((n) => n !== 'shop');
+    });
+    const first = await runLogged(s, { confirmRemovals: true, verbosity: 'normal' });
+    assert.equal(first.result.exitCode, ExitCode.OK, first.result.error);
+    assert.ok(first.result.warnings.some((w) => w.includes('namespace "shop" does not exist')), first.result.warnings.join('\n'));
+    const lockAfterFirst = readFileSync(s.lockPath, 'utf8');
+    const deliveryAfterFirst = readTree(join(s.dir, 'delivery'));
+    // WHEN synth runs again
+    const second = await runLogged(s, { verbosity: 'normal' });
+    const verbose = await runLogged(s);
+    // THEN no source was planned and nothing was written
+    assert.equal(second.result.exitCode, ExitCode.OK, second.result.error);
+    assert.deepEqual(skippedIn(verbose.lines), ['ap', 'east', 'eu', 'london', 'us', 'west']);
+    assert.deepEqual(second.result.changes, []);
+    assert.equal(readFileSync(s.lockPath, 'utf8'), lockAfterFirst);
+    // AND delivery/ (which lists each skipped cluster's units and the Namespaces of its base, read from disk) is unchanged
+    assert.deepEqual(readTree(join(s.dir, 'delivery')), deliveryAfterFirst);
+    // AND the warnings are those of the run before, as data and as printed
+    assert.deepEqual(second.result.diagnostics, first.result.diagnostics);
+    const printed = (lines: readonly string[]) => lines.filter((l) => l.startsWith('warning: '));
+    assert.ok(printed(first.lines).length > 0);
+    assert.deepEqual(printed(second.lines), printed(first.lines));
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN one target\'s observation changes THEN only the sources linking it are planned, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // paris is linked by london alone
+    editLock(s, (lock) => {
+      const paris = lock.observed.targets['paris']!;
+      paris.services = paris.services.map((svc) => ({ ...svc, ports: svc.ports.map((p) => ({ ...p, port: p.port + 1 })) }));
+    });
+    const skipped = await assertSameAsFullRender(s);
+    assert.deepEqual(skipped, ['ap', 'east', 'eu', 'us', 'west']);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN a source\'s own observation changes THEN that source is planned, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // a Service of london's own now holds the name of its mirror of paris's bar: that mirror is skipped with a warning
+    editLock(s, (lock) => {
+      lock.observed.sources['london']!.foreignServices = [...(lock.observed.sources['london']!.foreignServices ?? []), { namespace: 'default', name: 'bar-paris' }];
+    });
+    const skipped = await assertSameAsFullRender(s);
+    assert.deepEqual(skipped, ['ap', 'east', 'eu', 'us', 'west']);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN a pinned IP in the lock changes THEN that source is planned, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    editLock(s, (lock) => {
+      const ap = lock.compiled.pinnedServiceIPs!['ap']!;
+      const key = Object.keys(ap)[0]!;
+      ap[key] = '10.96.0.200';
+    });
+    const skipped = await assertSameAsFullRender(s);
+    assert.deepEqual(skipped, ['east', 'eu', 'london', 'us', 'west']);
+    assert.match(readFileSync(s.lockPath, 'utf8'), /"10\.96\.0\.200"/, 'the pinned IP is kept');
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN the fleet definition changes THEN every source is planned, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    const { default: defineFleet } = await import('../../clusters/fleet.js');
+    const { Cluster, Link } = await import('../../src/index.js');
+    const define = (fleet: Parameters<typeof defineFleet>[0]): void => {
+      defineFleet(fleet);
+      const paris = fleet.node.findChild('paris') as InstanceType<typeof Cluster>;
+      new Link(fleet, 'madrid-from-paris', { source: new Cluster(fleet, 'madrid'), target: paris });
+    };
+    const skipped = await assertSameAsFullRender(s, { define });
+    assert.deepEqual(skipped, []);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN every source skipped WHEN a file of a skipped source is deleted or resized by hand THEN that source is planned again, and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // GIVEN a file deleted in west's base unit, another resized in us's folder
+    const deleted = join(s.outDir, 'west/from-east/shop/service-payments-east.yaml');
+    const deletedText = readFileSync(deleted, 'utf8');
+    unlinkSync(deleted);
+    const us = readTree(join(s.outDir, 'us'));
+    const resized = join(s.outDir, 'us', [...us.keys()].find((p) => p.startsWith('from-') && p.endsWith('.yaml') && !p.endsWith('kustomization.yaml'))!);
+    const resizedText = readFileSync(resized, 'utf8');
+    appendFileSync(resized, '# hand edit\n');
+    const skipped = await assertSameAsFullRender(s);
+    assert.deepEqual(skipped, ['ap', 'east', 'eu', 'london']);
+    assert.equal(readFileSync(deleted, 'utf8'), deletedText);
+    assert.equal(readFileSync(resized, 'utf8'), resizedText);
+    // AND a cluster's kustomization.yaml edited by hand (same size) is put back although its source is skipped
+    const kustomization = join(s.outDir, 'ap/kustomization.yaml');
+    const original = readFileSync(kustomization, 'utf8');
+    writeFileSync(kustomization, original.replace('Generated by mirrorc', 'Generated by mirrorC'));
+    const again = await runLogged(s);
+    assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
+    assert.ok(skippedIn(again.lines).includes('ap'));
+    assert.equal(readFileSync(kustomization, 'utf8'), original);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN a contested generic-gateway port WHEN the mirrors that held it are gone from the lock THEN the source whose planning asked is planned again (its recorded answers changed), and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // GIVEN lyon's geo is annotated with the port the fleet gives tiles: both claim 31001, and both are mirrored in london now
+    editLock(s, (lock) => {
+      const lyon = lock.observed.targets['lyon']!;
+      lyon.services = lyon.services.map((svc) => (svc.name === 'geo' ? { ...svc, annotations: { ...svc.annotations, 'mirrorc.io/gateway-port': '31001' } } : svc));
+    });
+    // WHEN synth runs: london's planning asks whether each claimant is mirrored already (both are), so neither keeps the port
+    assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
+    const recorded = readLockDocument(s.lockPath).compiled.sources?.['london'];
+    assert.deepEqual(recorded?.established, { 'lyon/default/geo': true, 'lyon/default/tiles': true });
+    // THEN the next run, although no input changed, plans london again: the records now answer "not mirrored"
+    assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
+    assert.deepEqual(readLockDocument(s.lockPath).compiled.sources?.['london']?.established, { 'lyon/default/geo': false, 'lyon/default/tiles': false });
+    // AND the run after that skips it
+    const settled = await runLogged(s);
+    assert.equal(settled.result.exitCode, ExitCode.OK, settled.result.error);
+    assert.deepEqual(skippedIn(settled.lines), ['ap', 'east', 'eu', 'london', 'us', 'west']);
+    assert.equal((await s.run({ mode: 'check' })).exitCode, ExitCode.OK);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN a source whose base creates a Namespace WHEN synth runs again with nothing changed THEN the source is skipped and delivery/ (whose Argo CD project allows that Namespace, read from the skipped base) is unchanged', async () => {
+  const { Cluster, GitOpsDelivery, Link } = await import('../../src/index.js');
+  // east and west of the example, west creating the shop namespace it lacks
+  const define = (fleet: Parameters<NonNullable<SynthOptions['define']>>[0]): void => {
+    const east = new Cluster(fleet, 'east');
+    const west = new Cluster(fleet, 'west');
+    new Link(fleet, 'east-from-west', { source: east, target: west, remoteDiscoveryCredentials: { provided: 'external' } });
+    new Link(fleet, 'west-from-east', { source: west, target: east, createMissingNamespaces: true, remoteDiscoveryCredentials: { provided: 'external' } });
+    new GitOpsDelivery(fleet, 'delivery', { repoUrl: 'https://github.com/example/fleet.git', revision: 'main', argoCd: { configMapChangeApplied: true } });
+  };
+  const s = scratch(readFileSync('clusters/fleet.lock.json', 'utf8'));
+  try {
+    editLock(s, (lock) => {
+      lock.observed.sources['west']!.namespaces = lock.observed.sources['west']!.namespaces.filter((n) => n !== 'shop');
+    });
+    const first = await runLogged(s, { define, confirmRemovals: true });
+    assert.equal(first.result.exitCode, ExitCode.OK, first.result.error);
+    assert.ok(readTree(join(s.outDir, 'west/base')).has('namespace-shop.yaml'), 'west creates its shop namespace');
+    const delivery = readTree(join(s.dir, 'delivery'));
+    assert.ok([...delivery.values()].some((text) => /name: shop\b/.test(text)), 'the delivery manifests name the created namespace');
+    const again = await runLogged(s, { define });
+    assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
+    assert.deepEqual(skippedIn(again.lines), ['east', 'west']);
+    assert.deepEqual(readTree(join(s.dir, 'delivery')), delivery);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN a mirror-name clash decided by the recorded owner WHEN that owner is gone from the lock\'s records THEN the source is planned again (its recorded answer changed), and synth writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // GIVEN lyon exports a service "maps": its mirror would take london's default/maps-lyon, which geo (renamed maps) owns
+    editLock(s, (lock) => {
+      const lyon = lock.observed.targets['lyon']!;
+      const tiles = lyon.services.find((svc) => svc.name === 'tiles')!;
+      lyon.services = [...lyon.services, { ...tiles, name: 'maps', labels: { ...tiles.labels, app: 'maps' }, annotations: { 'mirrorc.io/gateway-port': '31009' } }];
+    });
+    assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
+    assert.deepEqual(readLockDocument(s.lockPath).compiled.sources?.['london']?.owners, { 'default/maps-lyon': 'lyon/default/geo' });
+    assert.ok(readTree(join(s.outDir, 'london')).has('from-lyon/default/service-maps-lyon.yaml'), 'geo keeps its mirror');
+    // WHEN the records no longer name geo as the owner (a hand edit of the lock)
+    editLock(s, (lock) => {
+      delete lock.compiled.units['london']!['from-lyon']!.mirrors!['default/maps-lyon'];
+    });
+    // THEN london is planned again: with no owner, neither claimant gets the name, as a full render of that lock decides
+    assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
+    assert.ok(!readTree(join(s.outDir, 'london')).has('from-lyon/default/service-maps-lyon.yaml'));
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
   }
 });

@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { LockFileError, readLock, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../../src/snapshot/snapshot.js';
+import { schemaProblems } from '../../src/observe/lock-schema.js';
+import { lockDocumentSchema, type SourceRecords, type UnitRecords } from '../../src/state/lock-document.js';
+import { unitRecordsAccepted } from '../../src/state/lock-fast-check.js';
 
 let dir: string;
 before(() => {
@@ -94,18 +97,18 @@ describe('readLockFile', () => {
 
   test('another format number is a LockFileError stating both formats', () => {
     // GIVEN a lock written by a newer version
-    const file = lockWith('future.lock.json', JSON.stringify({ format: 3, observed: { targets: {}, sources: {} }, compiled: { units: {} } }));
+    const file = lockWith('future.lock.json', JSON.stringify({ format: 4, observed: { targets: {}, sources: {} }, compiled: { units: {} } }));
     // WHEN read
     const error = lockError(file);
     // THEN the message names the file, the found and the supported format, and what to do
     assert.ok(error.message.includes(file), error.message);
-    assert.match(error.message, /has format 3, but this version reads formats 1 and 2/);
+    assert.match(error.message, /has format 4, but this version reads formats 1, 2 and 3/);
     assert.match(error.message, /restore it from git, or delete it/);
   });
 
   test('a format given as a string is not accepted', () => {
     const file = lockWith('string-format.lock.json', JSON.stringify({ format: '1', targets: {}, sources: {} }));
-    assert.match(lockError(file).message, /has format "1", but this version reads formats 1 and 2/);
+    assert.match(lockError(file).message, /has format "1", but this version reads formats 1, 2 and 3/);
   });
 
   test('JSON that is not an object is a LockFileError', () => {
@@ -113,7 +116,7 @@ describe('readLockFile', () => {
       const file = lockWith(`${name}.lock.json`, text);
       const error = lockError(file);
       assert.ok(error.message.includes(file), error.message);
-      assert.match(error.message, /but this version reads formats 1 and 2/);
+      assert.match(error.message, /but this version reads formats 1, 2 and 3/);
     }
   });
 
@@ -151,6 +154,57 @@ describe('readLockFile', () => {
     assert.match(error.message, /\$\.compiled\.units\.east\.from-west\.inputs: is not a SHA-256 digest/);
   });
 
+  test('a format 2 lock is read with its unit records and no source records (every source is planned once)', () => {
+    const text = renderLockFile(sampleSnapshot(), { east: { base: { files: { count: 1, bytes: 2, digest: 'a'.repeat(64) } } } }).replace('"format": 3', '"format": 2');
+    const lock = readLock(lockWith('format-2.lock.json', text));
+    assert.deepEqual(Object.keys(lock.units ?? {}), ['east']);
+    assert.equal(lock.sources, undefined);
+  });
+
+  test('a format 3 lock gives back its source records', () => {
+    const sources: SourceRecords = { east: { inputs: 'b'.repeat(64), owners: { 'shop/web-west': '' }, established: { 'west/shop/web': true }, warnings: [{ code: 'MRC3001', severity: 'warning', cluster: 'east', message: 'm', hint: 'h' }] } };
+    const lock = readLock(lockWith('sources.lock.json', renderLockFile(sampleSnapshot(), {}, sources)));
+    assert.deepEqual(lock.sources, sources);
+  });
+
+  // The unit records are checked in one pass, not by zod; whatever that pass does not accept is left
+  // to the schema, so a hand-edited record is refused exactly as before.
+  const goodUnits = (): UnitRecords => ({
+    east: {
+      base: { files: { count: 2, bytes: 10, digest: 'a'.repeat(64) } },
+      'from-west': { inputs: 'c'.repeat(64), files: { count: 3, bytes: 99, digest: 'd'.repeat(64) }, mirrors: { 'shop/web-west': 'west/shop/web' }, podMirrors: { 'shop/db-0-west': 'west/shop/db' }, imports: { 'shop/api-west': 'west/shop/api' } },
+    },
+  });
+  const badEdits: [string, (u: Record<string, any>) => void][] = [
+    ['a mirror origin with upper case', (u) => (u.east['from-west'].mirrors['shop/web-west'] = 'West/shop/web')],
+    ['a mirror key that is no namespace/name', (u) => (u.east['from-west'].mirrors['shop-web-west'] = 'west/shop/web')],
+    ['a negative file count', (u) => (u.east.base.files.count = -1)],
+    ['a fractional byte count', (u) => (u.east.base.files.bytes = 1.5)],
+    ['an unknown field', (u) => (u.east.base.owner = 'me')],
+    ['an unknown unit folder', (u) => (u.east['to-west'] = u.east.base)],
+    ['a cluster name with a dot', (u) => (u['east.x'] = u.east)],
+    ['a null inventory', (u) => (u.east['from-west'].imports = null)],
+    ['an array for a record', (u) => (u.east['from-west'].mirrors = ['west/shop/web'])],
+    ['a digest with upper case', (u) => (u.east.base.files.digest = 'A'.repeat(64))],
+    ['a files record without its digest', (u) => delete u.east.base.files.digest],
+  ];
+  test('the one-pass check accepts a valid record set', () => {
+    assert.equal(unitRecordsAccepted(JSON.parse(JSON.stringify(goodUnits()))), true);
+    assert.deepEqual(schemaProblems(lockDocumentSchema, JSON.parse(renderLockFile(sampleSnapshot(), goodUnits()))), []);
+  });
+  for (const [name, edit] of badEdits) {
+    test(`a hand-edited unit record (${name}) is refused with the schema's own problems`, () => {
+      const document = JSON.parse(renderLockFile(sampleSnapshot(), goodUnits())) as Record<string, any>;
+      edit(document.compiled.units);
+      // THEN the one-pass check does not accept it, the schema refuses it, and readLock names exactly the schema's problems
+      assert.equal(unitRecordsAccepted(document.compiled.units), false);
+      const expected = schemaProblems(lockDocumentSchema, document);
+      assert.ok(expected.length > 0, 'the schema refuses it');
+      const error = lockError(lockWith(`bad-${name.replace(/[^a-z]+/g, '-')}.lock.json`, JSON.stringify(document)));
+      assert.deepEqual(error.problems, expected);
+    });
+  }
+
   test('a valid lock is returned as written', () => {
     const snapshot = sampleSnapshot();
     const file = lockWith('valid.lock.json', JSON.stringify(snapshot));
@@ -168,7 +222,7 @@ describe('renderLockFile', () => {
   "compiled": {
     "units": {}
   },
-  "format": 2,
+  "format": 3,
   "observed": {
     "sources": {
       "east": {
@@ -258,7 +312,7 @@ describe('renderLockFile', () => {
   });
 
   test('the empty snapshot renders as a small canonical file', () => {
-    assert.equal(renderLockFile(emptySnapshot()), '{\n  "compiled": {\n    "units": {}\n  },\n  "format": 2,\n  "observed": {\n    "sources": {},\n    "targets": {}\n  }\n}\n');
+    assert.equal(renderLockFile(emptySnapshot()), '{\n  "compiled": {\n    "units": {}\n  },\n  "format": 3,\n  "observed": {\n    "sources": {},\n    "targets": {}\n  }\n}\n');
   });
 
   test('round-trips through readLockFile, and re-rendering is stable', () => {

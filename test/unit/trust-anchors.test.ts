@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CompileError } from '../../src/compile/diagnostics.js';
+import { planFleet } from '../../src/compile/compile-fleet.js';
 import { ReaderRbacChart } from '../../src/delivery/reader-rbac-chart.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import { LockFileError, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
@@ -138,6 +139,25 @@ describe('the shared trust-anchor check fails one link, not the fleet', () => {
     assert.deepEqual([...new Set(expired.map((w) => w.slice(0, w.indexOf(':'))))], ['cluster "s"', 'cluster "x"', 'cluster "y"']);
     assert.deepEqual(compileObjects(fleet, snap, { now: new Date(expiry - 100 * 86_400_000) }).result.warnings.filter((w) => w.includes('trust root')), []);
     assert.deepEqual(compileObjects(fleet, snap).result.warnings.filter((w) => w.includes('trust root')), []);
+  });
+});
+
+describe('a source synth does not plan (its inputs unchanged) keeps its links checked', () => {
+  test('GIVEN a failed link and an expiring root WHEN the source is left unplanned THEN it gets no plan, and the fleet-wide trust warnings and plan rows are those of a full plan', () => {
+    const expiry = Date.parse(rootB.notAfter);
+    const snap = fleetSnapshot({ s: [rootA], x: [rootA], y: [rootB] });
+    const now = new Date(expiry - 60 * 86_400_000);
+    const full = planFleet(fleet, snap, { now });
+    const unplanned = planFleet(fleet, snap, { now, unplanned: new Set(['s']) });
+    assert.deepEqual(unplanned.plans, []);
+    // the fleet-wide warnings (trust anchors of every link, expiry) are those of the full plan; only the source's own (recorded in the lock) are left out
+    const own = new Set(full.plans.flatMap((p) => p.warnings ?? []));
+    const fleetWide = full.diagnostics.filter((d) => !own.has(d));
+    assert.ok(fleetWide.some((d) => d.message.startsWith('link fleet/s-from-y:')) && fleetWide.some((d) => d.message.includes('expires on')), full.warnings.join('\n'));
+    assert.deepEqual(unplanned.diagnostics, fleetWide);
+    assert.deepEqual(unplanned.planRows, full.planRows.filter((r) => r.startsWith('trust anchors:')));
+    // AND its pinned IPs (none here) and the failed link stay as a full plan has them
+    assert.deepEqual(unplanned.pinnedServiceIPs, full.pinnedServiceIPs);
   });
 });
 

@@ -265,3 +265,36 @@ describe('ip-range', () => {
     assert.equal(rangeContains(v4, '10.96.0.16'), false);
   });
 });
+
+describe('canonicalJson (native fast path)', () => {
+  // The reference writer, as canonicalJson was before its fast path: keys sorted by code unit at every depth.
+  const reference = (value: unknown, indent = ''): string => {
+    if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+    const inner = `${indent}  `;
+    if (Array.isArray(value)) return value.length === 0 ? '[]' : `[\n${value.map((v) => inner + reference(v === undefined ? null : v, inner)).join(',\n')}\n${indent}]`;
+    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort(compareStrings);
+    return keys.length === 0 ? '{}' : `{\n${keys.map((k) => `${inner}${JSON.stringify(k)}: ${reference((value as Record<string, unknown>)[k], inner)}`).join(',\n')}\n${indent}}`;
+  };
+
+  test('integer-like keys are written in code-unit order ("10" before "9"), not the engine order', () => {
+    const value = { labels: { '9': 'a', '10': 'b', x: 'c', '0': 'd' }, list: [{ '2': 1, '11': 2 }] };
+    assert.equal(canonicalJson(value), `${reference(value)}\n`);
+    assert.ok(canonicalJson(value).indexOf('"10"') < canonicalJson(value).indexOf('"9"'));
+  });
+
+  test('values with toJSON, functions or unsorted keys give the reference text', () => {
+    const cases: unknown[] = [
+      { b: 1, a: { d: [3, { z: undefined, y: 'q' }], c: null } },
+      { when: new Date(0), a: 1 },
+      { f: () => 1, a: [() => 2, undefined] },
+      [{ b: 2, a: 1 }, [], {}, 'x'],
+      { 'a/b': { 'c.d': 1, 'c-d': 2, C: 3 } },
+    ];
+    for (const value of cases) assert.equal(canonicalJson(value), `${reference(value)}\n`);
+  });
+
+  test('a parsed canonical text renders back to itself', () => {
+    const text = canonicalJson({ z: { b: [1, { y: 2, x: 1 }], a: 'é\u2028"' }, a: 1.5 });
+    assert.equal(canonicalJson(JSON.parse(text)), text);
+  });
+});
