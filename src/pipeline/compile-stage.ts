@@ -95,8 +95,9 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
     appendAll(heldBackWarnings, heldBackDiagnostics(held.held, held.warnings));
   }
   mark('render');
-  const skipped = result.skippedSources.size > 0 ? `; ${result.skippedSources.size} source${result.skippedSources.size === 1 ? '' : 's'} unchanged, not planned (${[...result.skippedSources].join(', ')})` : '';
-  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms${skipped}`);
+  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
+  const skipped = [...result.skippedSources];
+  if (skipped.length > 0) log.detail(`${skipped.length} source${skipped.length === 1 ? '' : 's'} unchanged, not planned (${skipped.join(', ')})`);
   const diagnostics = [...result.diagnostics];
   appendAll(diagnostics, heldBackWarnings);
   const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
