@@ -23,6 +23,7 @@ import { changeReasons } from '../explain/change-reasons.js';
 import { commitStage } from './commit-stage.js';
 import { compileStage, nonSourceClusters, type CompileState } from './compile-stage.js';
 import { StreamedWrite } from './streamed-write.js';
+import { STREAMED_HEAP_GROWING_PERCENT, withHeapGrowth } from './heap-growth.js';
 import { withAdoptedFolders } from '../state/unit-folders.js';
 import type { UnitRecords } from '../state/lock-document.js';
 import { removalGuard, staleLimitGuard } from './guard-stage.js';
@@ -42,7 +43,9 @@ export type { SynthMode, SynthOptions, SynthResult } from './synth-options.js';
 export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   const held: RunLock[] = [];
   try {
-    return await runStages(runContext(options), held);
+    const run = runContext(options);
+    // synth streams its output: what is alive stays small, and the heap is kept from growing far past it.
+    return run.mode === 'write' ? await withHeapGrowth(STREAMED_HEAP_GROWING_PERCENT, () => runStages(run, held)) : await runStages(run, held);
   } catch (e) {
     return unexpectedFailure(options, e);
   } finally {
