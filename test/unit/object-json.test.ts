@@ -10,10 +10,9 @@ import { k8s } from 'cdk8s-plus-28';
 import { compileFleet } from '../../src/compile/compile-fleet.js';
 import { objectJson, plainObjectJson } from '../../src/emit/object-json.js';
 import { buildFleet, importFleetDefinition } from '../../src/load/load-fleet.js';
-import { Cluster, Link } from '../../src/model/index.js';
 import { readLock } from '../../src/observe/lock-file.js';
 import { addReaderRbacCharts } from '../../src/pipeline/synth-delivery.js';
-import { federatedService, federatedSource, flatService, service, snapshot, spec, statefulService, target } from '../fixtures/snapshots.js';
+import { everyModeWithMetadata } from '../fixtures/snapshots.js';
 
 /** Every ApiObject under `app`. */
 function apiObjects(app: App): ApiObject[] {
@@ -44,21 +43,7 @@ describe('objectJson', () => {
 
   test('GIVEN target services whose labels and annotations hold ambiguous scalars, empty strings and control characters WHEN compiled in every mode THEN every object equals toJson()', () => {
     const hostile: Record<string, string> = { '': 'empty key', 'b.example.com/k': '', 'a.example.com/k': 'null', 'z/k': '\u0000\n\u2028', '10': 'number-like key', '9': 'x' };
-    const fleet = spec((f) => {
-      const london = new Cluster(f, 'london', { pinnedServiceIPRange: '10.96.200.0/24' });
-      const paris = new Cluster(f, 'paris');
-      new Link(f, 'london-from-paris', { source: london, target: paris, globalServices: true });
-    });
-    const services = [
-      service('default', 'gw', { labels: { ...hostile, 'mirror.linkerd.io/exported': 'true' }, annotations: hostile }),
-      flatService('default', 'flat', { labels: { ...hostile, 'mirror.linkerd.io/exported': 'remote-discovery' }, annotations: hostile }),
-      statefulService('default', 'kafka', ['kafka-0', 'kafka-1'], { labels: { ...hostile, 'mirror.linkerd.io/exported': 'true' }, annotations: hostile }),
-      federatedService('default', 'fed', { labels: { ...hostile, 'mirror.linkerd.io/federated': 'member' }, annotations: hostile }),
-    ];
-    const snap = snapshot(
-      { paris: target(services, { selectors: ['mirror.linkerd.io/exported=remote-discovery', 'mirror.linkerd.io/exported=true', 'mirror.linkerd.io/federated=member'] }) },
-      { london: federatedSource(['default'], []) },
-    );
+    const { fleet, snap } = everyModeWithMetadata(hostile);
     const app = new App({ outdir: 'unused' });
     compileFleet(app, fleet, snap);
     const objects = apiObjects(app);

@@ -13,12 +13,11 @@ import { ApiObject, App, Chart } from 'cdk8s';
 import YAML from 'yaml';
 import { CompileError } from '../../src/compile/diagnostics.js';
 import { KUSTOMIZE_UNSAFE } from '../../src/contract/metadata-policy.js';
-import { Cluster, Link } from '../../src/model/index.js';
 import { GENERATED_HEADER, renderClusterFiles } from '../../src/emit/render-files.js';
 import { fastStringifyYaml, goDoubleQuoted, isAmbiguousPlain, libraryStringifyYaml, stringifyYaml } from '../../src/emit/yaml-writer.js';
 import { readTree } from '../../src/emit/write-output.js';
 import {
-  compileObjects, federatedService, federatedSource, flatService, service, snapshot, spec, statefulService, target,
+  compileObjects, everyModeWithMetadata,
 } from '../fixtures/snapshots.js';
 import { referenceIsAmbiguousPlain, referenceStringifyYaml } from './support/reference-yaml-writer.js';
 import { GoYamlReaderUnavailableError, ensureGoYamlReader, goReadsBackPlain, type GoPlainVerdict } from '../harness/go-yaml-reader.js';
@@ -243,21 +242,7 @@ describe('the new writer is the old writer, byte for byte, except the Go-exact s
     });
     for (const k of AMBIGUOUS_SCALARS.filter((k) => k !== '')) hostile[k] = 'as a key';
     for (const k of CONTROL_STRINGS) hostile[k] = 'as a key';
-    const fleet = spec((f) => {
-      const london = new Cluster(f, 'london', { pinnedServiceIPRange: '10.96.200.0/24' });
-      const paris = new Cluster(f, 'paris');
-      new Link(f, 'london-from-paris', { source: london, target: paris, globalServices: true });
-    });
-    const services = [
-      service('default', 'gw', { labels: { ...hostile, 'mirror.linkerd.io/exported': 'true' }, annotations: hostile }),
-      flatService('default', 'flat', { labels: { ...hostile, 'mirror.linkerd.io/exported': 'remote-discovery' }, annotations: hostile }),
-      statefulService('default', 'kafka', ['kafka-0', 'kafka-1'], { labels: { ...hostile, 'mirror.linkerd.io/exported': 'true' }, annotations: hostile }),
-      federatedService('default', 'fed', { labels: { ...hostile, 'mirror.linkerd.io/federated': 'member' }, annotations: hostile }),
-    ];
-    const snap = snapshot(
-      { paris: target(services, { selectors: ['mirror.linkerd.io/exported=remote-discovery', 'mirror.linkerd.io/exported=true', 'mirror.linkerd.io/federated=member'] }) },
-      { london: federatedSource(['default'], []) },
-    );
+    const { fleet, snap } = everyModeWithMetadata(hostile);
     // WHEN compiled
     const { objects, result } = compileObjects(fleet, snap);
     assert.deepEqual(result.charts.map((c) => c.cluster), ['london']);
