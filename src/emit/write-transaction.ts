@@ -34,6 +34,11 @@ export interface TreeWrite {
 export interface FileWrite {
   readonly path: string;
   readonly text: string;
+  /**
+   * What the file holds now, when the caller read it already under the run lock (synth's load stage
+   * reads the 33 MiB lock of a large fleet once). @default - read here; a missing file counts as different
+   */
+  readonly current?: string;
 }
 
 /** What a transaction wrote. */
@@ -177,11 +182,13 @@ export class StagedTransaction {
     try {
       for (const f of files) {
         checkNotBlocked(host, resolve(f.path), false);
-        let current: string | undefined;
-        try {
-          current = host.readFile(f.path);
-        } catch {
-          current = undefined;
+        let current = f.current;
+        if (current === undefined) {
+          try {
+            current = host.readFile(f.path);
+          } catch {
+            current = undefined;
+          }
         }
         if (current !== f.text) this.stageFile(resolve(f.path), f.text, 'apply-lock');
       }

@@ -26,7 +26,7 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   const { tree, delivery, lockText, changes, lockChanged } = rendered;
   if (mode === 'write') {
     // A streamed run staged dist/ as it rendered: the lock is staged last and the journal committed now.
-    if (rendered.streamed) rendered.streamed.commit(lockText);
+    if (rendered.streamed) rendered.streamed.commit(lockText, loaded.lockText);
     else writeOutput(outDir, tree, lockFile, lockText, before, host);
     mark('write');
     logChanges(log.info, log.detail, changes, outDir, before, tree, reasons?.byFile);

@@ -97,9 +97,12 @@ export class StreamedWrite {
     return [...this.clusterChanges].sort((a, b) => compareStrings(a.cluster, b.cluster));
   }
 
-  /** Commits what was staged with the lock `lockText` (nothing at all is touched when nothing differs). */
-  commit(lockText: string): WriteSummary {
-    return this.transaction.commit([{ path: this.lockFile, text: lockText }]);
+  /**
+   * Commits what was staged with the lock `lockText` (nothing at all is touched when nothing differs).
+   * @param committedLock the lock's text as the run read it under the run lock @default read again
+   */
+  commit(lockText: string, committedLock?: string): WriteSummary {
+    return this.transaction.commit([{ path: this.lockFile, text: lockText, ...(committedLock !== undefined ? { current: committedLock } : {}) }]);
   }
 
   /** Drops the staging of a run that does not commit; false when that failed (the next run removes it). */
