@@ -5,7 +5,7 @@
 import YAML from 'yaml';
 import { ARGOCD_API_VERSION } from '../contract/argocd.js';
 import { MANAGED_LABEL, MANAGED_VALUE, OBSERVER_NAME, OBSERVER_NAMESPACE } from '../contract/mirrorc.js';
-import type { FileTree } from '../emit/render-files.js';
+import { isNamespaceFile, type FileTree } from '../emit/render-files.js';
 import { argoCdClusterName, type ArgoCdDeliverySpec, type DeliverySpec } from '../model/gitops-delivery.js';
 import { compareStrings } from '../util/order.js';
 
@@ -43,7 +43,7 @@ export interface NamedGroupKind extends GroupKind {
 export function namespacesInOutput(tree: FileTree): string[] {
   const names = new Set<string>();
   for (const [file, text] of tree) {
-    if (!/(^|\/)namespace-[^/]+\.yaml$/.test(file)) continue;
+    if (!isNamespaceFile(file)) continue;
     const object = YAML.parse(text) as { kind?: unknown; metadata?: { name?: unknown } } | null;
     if (object?.kind === 'Namespace' && typeof object.metadata?.name === 'string') names.add(object.metadata.name);
   }

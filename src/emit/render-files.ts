@@ -47,6 +47,13 @@ export function objectPath(object: { kind: string; metadata: { name: string; nam
   return namespace ? `${namespace}/${file}` : file;
 }
 
+/** Whether `path` (any depth) is the file {@link objectPath} gives a Namespace. */
+export function isNamespaceFile(path: string): boolean {
+  return NAMESPACE_FILE.test(path);
+}
+
+const NAMESPACE_FILE = /(^|\/)namespace-[^/]+\.yaml$/;
+
 /** The files of one source cluster's folder. */
 export function renderChartFiles(chart: Chart): FileTree {
   return renderClusterFiles([chart]);

@@ -49,7 +49,7 @@ export interface ChangeReasons {
 /** `<kind>-<name>[-ipv4[-n]].yaml` of a mirror's Service, Endpoints or EndpointSlice: the kind and the mirror Service's name. */
 const MIRROR_FILE = /^(service|endpoints|endpointslice)-(.+?)(?:-ipv[46](?:-\d+)?)?\.yaml$/;
 
-interface MirrorFile {
+export interface MirrorFile {
   readonly kind: string;
   readonly source: string;
   readonly namespace: string;
@@ -58,7 +58,8 @@ interface MirrorFile {
   readonly serviceKey: string;
 }
 
-function mirrorFile(key: string): MirrorFile | undefined {
+/** The mirror a file of `<cluster>/…/<namespace>/<file>` belongs to, or undefined when it is no mirror's Service, Endpoints or EndpointSlice. */
+export function mirrorFile(key: string): MirrorFile | undefined {
   const parts = key.split('/');
   if (parts.length < 3) return undefined;
   const m = MIRROR_FILE.exec(parts[parts.length - 1]!);

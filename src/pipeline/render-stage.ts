@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import type { FsHost } from '../emit/fs-host.js';
 import { readTree } from '../emit/read-tree.js';
-import type { FileTree } from '../emit/render-files.js';
+import { isNamespaceFile, type FileTree } from '../emit/render-files.js';
 import { renderLockFile } from '../observe/lock-file.js';
 import type { UnitRecords } from '../state/lock-document.js';
 import { readReplacedFiles } from '../state/unit-folders.js';
@@ -71,7 +71,6 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged, ...(streamed ? { streamed } : {}) };
 }
 
-const NAMESPACE_FILE = /(^|\/)namespace-[^/]+\.yaml$/;
 
 /**
  * What the delivery manifests are rendered from: a unit folder entry for every recorded unit of every
@@ -80,11 +79,11 @@ const NAMESPACE_FILE = /(^|\/)namespace-[^/]+\.yaml$/;
 function deliveryInput(host: FsHost, outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>, rendered: ReadonlySet<string>): FileTree {
   const input: FileTree = new Map();
   for (const [cluster, byUnit] of Object.entries(units)) for (const unit of Object.keys(byUnit)) input.set(`${cluster}/${unit}/kustomization.yaml`, '');
-  for (const [path, text] of tree) if (NAMESPACE_FILE.test(path)) input.set(path, text);
+  for (const [path, text] of tree) if (isNamespaceFile(path)) input.set(path, text);
   for (const cluster of Object.keys(units)) {
     // A base unit this run did not render (a cluster it leaves alone, a skipped source) is read from disk.
     if (written.has(cluster) && rendered.has(`${cluster}/base`)) continue;
-    for (const [p, text] of readTree(join(outDir, cluster, 'base'), host)) if (NAMESPACE_FILE.test(p)) input.set(`${cluster}/base/${p}`, text);
+    for (const [p, text] of readTree(join(outDir, cluster, 'base'), host)) if (isNamespaceFile(p)) input.set(`${cluster}/base/${p}`, text);
   }
   return input;
 }

@@ -9,11 +9,12 @@
  * or removed file and of the mirror Service files beside it (the change reasons, the plan's changed
  * fields) and every Namespace file (the delivery manifests).
  */
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { mirrorFile } from '../explain/change-reasons.js';
 import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import type { FsHost } from '../emit/fs-host.js';
 import { readTree } from '../emit/read-tree.js';
-import type { FileTree } from '../emit/render-files.js';
+import { isNamespaceFile, type FileTree } from '../emit/render-files.js';
 import { describeOutputs, StagedTransaction, type WriteSummary } from '../emit/write-transaction.js';
 import type { UnitRecords } from '../state/lock-document.js';
 import { readReplacedFiles } from '../state/unit-folders.js';
@@ -22,7 +23,6 @@ import { compareStrings } from '../util/order.js';
 /** A cluster folder compile rendered: its files (relative to it) and the units it kept as they are (skipped). */
 export type RenderedClusterSink = (cluster: string, files: FileTree, keptUnits: readonly string[]) => void;
 
-const NAMESPACE_FILE = /(^|\/)namespace-[^/]+\.yaml$/;
 
 /** The render-and-stage side of one synth run; see the module comment. */
 export class StreamedWrite {
@@ -121,7 +121,7 @@ export class StreamedWrite {
       const prefix = c.cluster === '' ? '' : `${c.cluster}/`;
       for (const rel of [...c.changed, ...c.removed]) this.keep(`${prefix}${rel}`, before, after);
     }
-    for (const [path, text] of after) if (NAMESPACE_FILE.test(path)) this.after.set(path, text);
+    for (const [path, text] of after) if (isNamespaceFile(path)) this.after.set(path, text);
     this.transaction.stage({ dir: this.outDir, before, after });
   }
 
@@ -134,10 +134,8 @@ export class StreamedWrite {
       if (a !== undefined) this.after.set(k, a);
     };
     copy(key);
-    const folder = dirname(key);
-    const name = basename(key);
-    // The Service file of the same mirror (`service-<name>.yaml` beside `endpoints-<name>.yaml`, `endpointslice-<name>-ipv4.yaml`).
-    const m = /^(?:endpoints|endpointslice)-(.+?)(?:-ipv[46](?:-\d+)?)?\.yaml$/.exec(name);
-    if (m) copy(`${folder}/service-${m[1]}.yaml`);
+    // The Service file of the same mirror, where the change reasons read its origin.
+    const service = mirrorFile(key)?.serviceKey;
+    if (service !== undefined && service !== key) copy(service);
   }
 }
