@@ -15,6 +15,7 @@ import { planGatewayMirror } from './modes/gateway/plan-gateway.js';
 import { planGlobalServices } from './modes/global/plan-global.js';
 import { planHeadlessMirror, type HeadlessUnit } from './modes/headless/plan-headless.js';
 import { allocatePinnedIPs, pinnedKey } from './pinned-ips/allocate-pinned-ips.js';
+import { staticBandProblem } from './pinned-ips/static-band.js';
 import { credentialsPlanRow, credentialsRequirement, undeclaredCredentialsWarning, type SecretRequirement } from './modes/remote-discovery/credentials-requirement.js';
 import { planFederatedServices } from './modes/federated/plan-federated.js';
 import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-discovery.js';
@@ -136,6 +137,13 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   for (const plan of plans) {
     if (Object.keys(plan.pinnedIPs).length > 0) pinned[plan.source] = plan.pinnedIPs;
     else delete pinned[plan.source];
+  }
+  // Fleet-wide, like the trust anchors: checked for every compiled source, planned this run or not, and never recorded with a source's own warnings.
+  for (const source of sources) {
+    const cluster = memo.cluster(source);
+    if (cluster?.pinnedServiceIPRange === undefined) continue;
+    const problem = staticBandProblem({ source, range: cluster.pinnedServiceIPRange, ...(cluster.serviceCidrs ? { serviceCidrs: cluster.serviceCidrs } : {}), pinned: pinned[source] ?? {} });
+    if (problem) diagnostics.warn(Diag.PINNED_RANGE_OUTSIDE_STATIC_BAND, problem, { cluster: source });
   }
   return { plans, warnings: diagnostics.warnings, diagnostics: diagnostics.warningFindings, requirements, pinnedServiceIPs: sortedRecord(pinned), planRows: [...trust.planRows, ...diagnostics.notes] };
 }

@@ -69,6 +69,7 @@ export const Diag = {
   MIRROR_NAME_INVALID: { code: 'MRC3023', severity: 'warning', title: 'a mirror\'s name is too long, or taken by a Service mirrorc does not own; skipped', hint: 'shorten the service or cluster name, or exclude the service from the link' },
   MIRROR_NAME_CLASH: { code: 'MRC3024', severity: 'warning', title: 'two mirrors would get the same name; the current owner keeps it', hint: 'rename one of the services, or exclude one from its link' },
   PINNED_IP_UNAVAILABLE: { code: 'MRC3025', severity: 'warning', title: 'a per-pod mirror got no pinned ClusterIP; skipped', hint: 'widen the source\'s pinnedServiceIPRange or free addresses in it' },
+  PINNED_RANGE_OUTSIDE_STATIC_BAND: { code: 'MRC3026', severity: 'warning', title: 'pinned ClusterIPs can lie outside the Service CIDR\'s static band, where the API server may give them to other Services', hint: 'declare pinnedServiceIPRange inside the static band (at most 256 addresses at the bottom of the Service CIDR, e.g. 10.96.0.0/24) and the cluster\'s serviceCidrs (docs/modes/headless.md)' },
   COMPILE_FAILED: { code: 'MRC3900', severity: 'error', title: 'compile found errors; nothing was written', hint: 'fix each problem listed (with --strict, per-mirror problems are errors too)' },
 
   // MRC4xxx: the safety guards.

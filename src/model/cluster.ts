@@ -148,8 +148,10 @@ export interface ClusterProps {
   /**
    * A CIDR block inside this cluster's Service CIDR where mirrorc pins the ClusterIPs of per-pod
    * mirror Services (headless/StatefulSet mirrors need their IPs at compile time). Take it from the
-   * lower, static band of the Service CIDR, which the API server hands out last, e.g. `10.96.0.0/24`
-   * of `10.96.0.0/16`. Live Services in the block are observed, so collisions are errors.
+   * lower, static band of the Service CIDR (its lowest min(max(16, size/16), 256) addresses), which
+   * the API server hands out last, e.g. `10.96.0.0/24` of `10.96.0.0/16`: a range reaching beyond
+   * the band is warned about (MRC3026), exactly when `serviceCidrs` is declared, else when it has more
+   * than 256 addresses to pin. Live Services in the block are observed, so collisions are errors.
    *
    * @default - none: headless services are mirrored as ordinary gateway mirrors, with a warning
    */
@@ -157,7 +159,8 @@ export interface ClusterProps {
   /**
    * This cluster's Service CIDRs (its `--service-cluster-ip-range`), e.g. `['10.96.0.0/12']`. When it
    * is a link source, a target gateway address inside them (such as its `kubernetes` Service IP) is
-   * rejected; `pinnedServiceIPRange` always counts as part of them.
+   * rejected; `pinnedServiceIPRange` always counts as part of them, and is checked against the static
+   * band of the Service CIDR that holds it (MRC3026).
    *
    * @default - none declared
    */

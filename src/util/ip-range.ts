@@ -52,6 +52,17 @@ export function rangeContains(range: IpRange, ip: string): boolean {
   return value >= range.first && value < range.first + range.size;
 }
 
+/** Whether every address of `inner` lies in `outer` (both of one family). */
+export function rangeWithin(inner: IpRange, outer: IpRange): boolean {
+  return inner.family === outer.family && inner.first >= outer.first && inner.first + inner.size <= outer.first + outer.size;
+}
+
+/** How far `ip` lies from the start of `range` (negative below it); undefined for an IP of the other family. */
+export function offsetOf(range: IpRange, ip: string): bigint | undefined {
+  if (range.family === 4 ? !isIPv4(ip) : !isIPv6(ip)) return undefined;
+  return ipToBigInt(ip) - range.first;
+}
+
 /** The address at `offset` from the start of `range`. */
 export function addressAt(range: IpRange, offset: bigint): string {
   return bigIntToIp(range.first + offset, range.family);

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { planFleet } from '../../src/compile/compile-fleet.js';
 import { CompileError } from '../../src/compile/diagnostics.js';
 import { Cluster, Link } from '../../src/model/index.js';
 import type { FleetSnapshot, PinnedRangeService } from '../../src/snapshot/snapshot.js';
@@ -152,5 +153,60 @@ describe('pinned ClusterIPs', () => {
         e.message.includes('would both be mirrored as Service data/api-paris') &&
         e.message.includes('(66 characters)'),
     );
+  });
+});
+
+describe('pinned ClusterIPs and the static band of the Service CIDR (MRC3026)', () => {
+  const fleetWith = (props: { pinnedServiceIPRange: string; serviceCidrs?: string[] }) =>
+    spec((fleet) => {
+      const london = new Cluster(fleet, 'london', props);
+      new Link(fleet, 'l', { source: london, target: new Cluster(fleet, 'paris') });
+    });
+  const kafka = statefulService('data', 'kafka', ['kafka-0', 'kafka-1']);
+  const bandWarnings = <D extends { code: string }>(result: { diagnostics: readonly D[] }): D[] => result.diagnostics.filter((d) => d.code === 'MRC3026');
+
+  test('GIVEN a range inside the static band (a /28 without serviceCidrs, a /24 at the bottom of a declared /16) THEN compile reports nothing new', () => {
+    for (const props of [{ pinnedServiceIPRange: RANGE }, { pinnedServiceIPRange: '10.96.0.0/24', serviceCidrs: ['10.96.0.0/16'] }]) {
+      const { result } = compileObjects(fleetWith(props), withLive(snapshot({ paris: target([kafka]) }, {}), []));
+      assert.deepEqual(bandWarnings(result), [], JSON.stringify(props));
+    }
+  });
+
+  test('GIVEN a source pinning in a /16 without serviceCidrs, with one pin above the first 256 addresses THEN compile warns once, naming the source, and still writes every mirror', () => {
+    // GIVEN the lock pinned kafka-1 at 10.96.3.1 (offset 769 of the range)
+    const previous = { 'data/kafka-0-paris': '10.96.0.1', 'data/kafka-1-paris': '10.96.3.1' };
+    const { objects, result } = compileObjects(fleetWith({ pinnedServiceIPRange: '10.96.0.0/16' }), withLive(snapshot({ paris: target([kafka]) }, {}), [], previous));
+    // THEN one MRC3026 warning about london
+    const found = bandWarnings(result);
+    assert.equal(found.length, 1);
+    assert.equal(found[0]!.severity, 'warning');
+    assert.equal(found[0]!.cluster, 'london');
+    assert.match(found[0]!.message, /^london: pinnedServiceIPRange 10\.96\.0\.0\/16 .* 1 of the 2 ClusterIPs pinned now lie there/);
+    // AND both per-pod mirrors are written with their pinned IPs
+    assert.equal(objects.get('london/Service/data/kafka-1-paris').spec.clusterIP, '10.96.3.1');
+    assert.deepEqual(result.pinnedServiceIPs.london, previous);
+  });
+
+  test('GIVEN a declared Service CIDR and a range reaching beyond its static band THEN compile warns, even before anything is pinned there', () => {
+    const { result } = compileObjects(fleetWith({ pinnedServiceIPRange: '10.96.0.0/16', serviceCidrs: ['10.96.0.0/16'] }), withLive(snapshot({ paris: target([kafka]) }, {}), []));
+    const found = bandWarnings(result);
+    assert.equal(found.length, 1);
+    assert.match(found[0]!.message, /0 of the 2 ClusterIPs pinned now lie there\. Declare pinnedServiceIPRange: '10\.96\.0\.0\/24'/);
+  });
+
+  test('GIVEN --strict THEN it stays a warning: nothing is skipped, the output is complete, and the collision is a risk at apply time, not a certainty', () => {
+    const { result } = compileObjects(fleetWith({ pinnedServiceIPRange: '10.96.0.0/16', serviceCidrs: ['10.96.0.0/16'] }), withLive(snapshot({ paris: target([kafka]) }, {}), []), { strict: true });
+    assert.deepEqual(bandWarnings(result).map((d) => d.severity), ['warning']);
+  });
+
+  test('GIVEN the source is not planned this run (synth\'s source skip) THEN the warning is reported all the same, from the lock\'s pins, and is no part of the source\'s recorded warnings', () => {
+    const fleet = fleetWith({ pinnedServiceIPRange: '10.96.0.0/16' });
+    const snap = withLive(snapshot({ paris: target([kafka]) }, {}), [], { 'data/kafka-0-paris': '10.96.0.1', 'data/kafka-1-paris': '10.96.3.1' });
+    const planned = planFleet(fleet, snap);
+    const unplanned = planFleet(fleet, snap, { unplanned: new Set(['london']) });
+    assert.deepEqual(unplanned.plans, []);
+    assert.equal(bandWarnings(planned).length, 1);
+    assert.deepEqual(bandWarnings(unplanned), bandWarnings(planned));
+    assert.deepEqual(bandWarnings({ diagnostics: planned.plans[0]!.warnings ?? [] }), []);
   });
 });

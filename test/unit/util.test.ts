@@ -3,7 +3,7 @@
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressAt, canonicalIp, ipRangeProblem, parseIpRange, rangeContains } from '../../src/util/ip-range.js';
+import { addressAt, canonicalIp, ipRangeProblem, offsetOf, parseIpRange, rangeContains, rangeWithin } from '../../src/util/ip-range.js';
 import { canonicalJson } from '../../src/util/canonical-json.js';
 import { mapLimit } from '../../src/util/map-limit.js';
 import { compareBy, compareStrings, sortedRecord, sortedUnique } from '../../src/util/order.js';
@@ -263,6 +263,19 @@ describe('ip-range', () => {
     const v4 = parseIpRange('10.96.0.0/28');
     assert.equal(addressAt(v4, 15n), '10.96.0.15');
     assert.equal(rangeContains(v4, '10.96.0.16'), false);
+  });
+
+  test('offsets of an address and blocks within blocks', () => {
+    const v4 = parseIpRange('10.96.0.0/16');
+    assert.equal(offsetOf(v4, '10.96.1.0'), 256n);
+    assert.equal(offsetOf(v4, '10.95.255.255'), -1n);
+    assert.equal(offsetOf(v4, 'fd00::1'), undefined);
+    assert.equal(offsetOf(parseIpRange('fd00:10:96::/108'), 'fd00:10:96::1:0'), 65536n);
+    assert.equal(rangeWithin(parseIpRange('10.96.255.0/24'), v4), true);
+    assert.equal(rangeWithin(v4, v4), true);
+    assert.equal(rangeWithin(parseIpRange('10.96.0.0/15'), v4), false);
+    assert.equal(rangeWithin(parseIpRange('10.97.0.0/24'), v4), false);
+    assert.equal(rangeWithin(parseIpRange('fd00::/120'), v4), false);
   });
 });
 

@@ -15,7 +15,7 @@
  *    GitOps tools create new objects before they prune old ones).
  */
 import type { PinnedRangeService } from '../../snapshot/snapshot.js';
-import { addressAt, canonicalIp, parseIpRange, rangeContains } from '../../util/ip-range.js';
+import { addressAt, canonicalIp, parseIpRange, rangeContains, type IpRange } from '../../util/ip-range.js';
 import { compareStrings } from '../../util/order.js';
 import type { Diagnostics } from '../diagnostics.js';
 import { Diag } from '../../diagnostics/diagnostic-codes.js';
@@ -48,6 +48,14 @@ export interface PinnedIPInput {
 /** `namespace/name`, the allocation key. */
 export function pinnedKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
+}
+
+/**
+ * The offsets of `range` that new pins take, `first` to `last` inclusive (`last < first` when none):
+ * the first address of the block (a network address) and, for IPv4, the last (broadcast) are never handed out.
+ */
+export function pinnableOffsets(range: IpRange): { readonly first: bigint; readonly last: bigint } {
+  return { first: 1n, last: range.family === 4 ? range.size - 2n : range.size - 1n };
 }
 
 /** The allocation, `namespace/name` → IP, sorted by key; errors go to `diagnostics`. */
@@ -95,9 +103,9 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
   }
   for (const ip of allocation.values()) taken.add(ip);
 
-  // The first address of the block (a network address) and, for IPv4, the last (broadcast) are never handed out.
-  let offset = 1n;
-  const end = range.family === 4 ? range.size - 1n : range.size;
+  const pinnable = pinnableOffsets(range);
+  let offset = pinnable.first;
+  const end = pinnable.last + 1n;
   for (const request of pending) {
     while (offset < end && taken.has(addressAt(range, offset))) offset++;
     const key = pinnedKey(request.namespace, request.name);
