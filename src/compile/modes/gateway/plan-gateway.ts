@@ -3,7 +3,7 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import type { PlanMemo } from '../../plan-memo.js';
-import { GatewayMirror, type MirrorEndpoints } from './gateway-mirror.js';
+import { gatewayMirrorObjects, type MirrorEndpoints } from './gateway-mirror.js';
 import { genericGatewayPort, isGenericGateway } from './generic-gateway-port.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
@@ -34,8 +34,8 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
     mode: 'gateway',
     adoptsLinkerdMirrorsOf: link.adoptLinkerdMirrors === true ? link.target : undefined,
     serviceNames: [name],
-    render: (scope) =>
-      new GatewayMirror(scope, `${namespace}.${name}`, {
+    objects: () =>
+      gatewayMirrorObjects({
         namespace,
         name,
         labels,

@@ -4,7 +4,7 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import type { PlanMemo } from '../../plan-memo.js';
-import { RemoteDiscoveryMirror } from './remote-discovery-mirror.js';
+import { remoteDiscoveryMirrorObjects } from './remote-discovery-mirror.js';
 
 /** The flat-mode unit for `request`, or undefined (with a warning) when it cannot be built. Needs no gateway; `memo` shares work between sources (see plan-memo.ts). */
 export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: Diagnostics, memo?: PlanMemo): MirrorUnit | undefined {
@@ -22,8 +22,8 @@ export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: D
     mode: 'remote-discovery',
     adoptsLinkerdMirrorsOf: link.adoptLinkerdMirrors === true ? link.target : undefined,
     serviceNames: [name],
-    render: (scope) =>
-      new RemoteDiscoveryMirror(scope, `${service.namespace}.${name}`, {
+    objects: () =>
+      remoteDiscoveryMirrorObjects({
         namespace: service.namespace,
         name,
         labels,
