@@ -25,6 +25,16 @@ import { filesRecord, objectInventory } from '../state/unit-inventory.js';
 
 type K8sObject = ReturnType<Chart['toJson']>[number] | KubeObject;
 
+/** An object's file: its path in the unit folder, its text and the text's size in bytes. */
+interface ObjectFile {
+  readonly rel: string;
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/** The file of each frozen (shared, immutable) object already rendered; entries go with their objects. */
+const sharedFiles = new WeakMap<object, ObjectFile>();
+
 /** What a source cluster's folder is rendered from: its planned mirrors (src/compile/compile-fleet.ts SourcePlan). */
 export interface SourceUnits {
   /** The source cluster. */
@@ -55,13 +65,19 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
     const resources: string[] = [];
     const sizes: [string, number][] = [];
     for (const object of objects) {
-      const rel = objectPath(object);
-      const path = `${unit}/${rel}`;
+      let file = sharedFiles.get(object);
+      if (!file) {
+        const rel = objectPath(object);
+        const text = renderWritable(`${cluster}/${unit}/${rel}`, object);
+        file = { rel, text, bytes: Buffer.byteLength(text) };
+        // A frozen object is shared by the mirrors of several sources (PlanMemo.sharedObjects): its file is rendered once.
+        if (Object.isFrozen(object)) sharedFiles.set(object, file);
+      }
+      const path = `${unit}/${file.rel}`;
       if (files.has(path)) throw new Error(`internal error: two objects would be written to ${cluster}/${path}`);
-      const text = renderWritable(`${cluster}/${path}`, object);
-      files.set(path, text);
-      resources.push(rel);
-      sizes.push([rel, Buffer.byteLength(text)]);
+      files.set(path, file.text);
+      resources.push(file.rel);
+      sizes.push([file.rel, file.bytes]);
     }
     const kustomization = kustomizationFile(resources);
     files.set(`${unit}/kustomization.yaml`, kustomization);
