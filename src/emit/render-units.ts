@@ -65,13 +65,14 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
     const resources: string[] = [];
     const sizes: [string, number][] = [];
     for (const object of objects) {
-      let file = sharedFiles.get(object);
+      // A frozen object is shared by the mirrors of several sources (PlanMemo.sharedObjects): its file is rendered once.
+      const shared = Object.isFrozen(object);
+      let file = shared ? sharedFiles.get(object) : undefined;
       if (!file) {
         const rel = objectPath(object);
         const text = renderWritable(`${cluster}/${unit}/${rel}`, object);
         file = { rel, text, bytes: Buffer.byteLength(text) };
-        // A frozen object is shared by the mirrors of several sources (PlanMemo.sharedObjects): its file is rendered once.
-        if (Object.isFrozen(object)) sharedFiles.set(object, file);
+        if (shared) sharedFiles.set(object, file);
       }
       const path = `${unit}/${file.rel}`;
       if (files.has(path)) throw new Error(`internal error: two objects would be written to ${cluster}/${path}`);

@@ -39,7 +39,7 @@ export function federatedServiceObjects(props: FederatedServiceProps): KubeObjec
   return [serviceObject(objectMeta(props.name, props.namespace, sortedMap(props.labels), sortedMap(props.annotations)), { ports: mirrorServicePorts(props.ports) })];
 }
 
-/** A federated Service: one Service, no Endpoints, no EndpointSlices ({@link federatedServiceObjects}). */
+/** A federated Service: one Service, no Endpoints, no EndpointSlices: ApiObjects of `federatedServiceObjects`, the objects the render path writes. */
 export class FederatedService extends Construct {
   constructor(scope: Construct, id: string, props: FederatedServiceProps) {
     super(scope, id);

@@ -114,7 +114,7 @@ export function gatewayMirrorObjects(props: GatewayMirrorProps): KubeObject[] {
   return objects;
 }
 
-/** A gateway-mode mirror: Service + Endpoints + one EndpointSlice per address family ({@link gatewayMirrorObjects}). */
+/** A gateway-mode mirror: Service + Endpoints + one EndpointSlice per address family: ApiObjects of `gatewayMirrorObjects`, the objects the render path writes. */
 export class GatewayMirror extends Construct {
   constructor(scope: Construct, id: string, props: GatewayMirrorProps) {
     super(scope, id);

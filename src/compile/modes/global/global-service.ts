@@ -62,7 +62,7 @@ export function globalServiceObjects(props: GlobalServiceProps): KubeObject[] {
   return objects;
 }
 
-/** The aggregated headless Service and its EndpointSlices ({@link globalServiceObjects}). */
+/** The aggregated headless Service and its EndpointSlices: ApiObjects of `globalServiceObjects`, the objects the render path writes. */
 export class GlobalService extends Construct {
   constructor(scope: Construct, id: string, props: GlobalServiceProps) {
     super(scope, id);

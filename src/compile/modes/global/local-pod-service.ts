@@ -37,7 +37,7 @@ export function localPodServiceObjects(props: LocalPodServiceProps): KubeObject[
   ];
 }
 
-/** A ClusterIP Service selecting exactly one StatefulSet pod ({@link localPodServiceObjects}). */
+/** A ClusterIP Service selecting exactly one StatefulSet pod: ApiObjects of `localPodServiceObjects`, the objects the render path writes. */
 export class LocalPodService extends Construct {
   constructor(scope: Construct, id: string, props: LocalPodServiceProps) {
     super(scope, id);

@@ -99,7 +99,7 @@ export function headlessRootMirrorObjects(props: HeadlessRootMirrorProps): KubeO
   return objects;
 }
 
-/** Headless Service + Endpoints + one EndpointSlice per address family ({@link headlessRootMirrorObjects}). */
+/** Headless Service + Endpoints + one EndpointSlice per address family: ApiObjects of `headlessRootMirrorObjects`, the objects the render path writes. */
 export class HeadlessRootMirror extends Construct {
   constructor(scope: Construct, id: string, props: HeadlessRootMirrorProps) {
     super(scope, id);

@@ -93,7 +93,7 @@ export function mcsImportObjects(props: McsImportProps): KubeObject[] {
   return objects;
 }
 
-/** A ServiceImport and its EndpointSlices; the ServiceImport's IPs are left to the MCS implementation ({@link mcsImportObjects}). */
+/** A ServiceImport and its EndpointSlices; the ServiceImport's IPs are left to the MCS implementation: ApiObjects of `mcsImportObjects`, the objects the render path writes. */
 export class McsImport extends Construct {
   constructor(scope: Construct, id: string, props: McsImportProps) {
     super(scope, id);

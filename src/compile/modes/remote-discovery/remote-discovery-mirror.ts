@@ -39,7 +39,7 @@ export function remoteDiscoveryMirrorObjects(props: RemoteDiscoveryMirrorProps):
   return [serviceObject(objectMeta(props.name, props.namespace, sortedMap(props.labels), sortedMap(props.annotations)), { ports: mirrorServicePorts(props.ports) })];
 }
 
-/** A flat-mode mirror: one Service, no Endpoints, no EndpointSlices ({@link remoteDiscoveryMirrorObjects}). */
+/** A flat-mode mirror: one Service, no Endpoints, no EndpointSlices: ApiObjects of `remoteDiscoveryMirrorObjects`, the objects the render path writes. */
 export class RemoteDiscoveryMirror extends Construct {
   constructor(scope: Construct, id: string, props: RemoteDiscoveryMirrorProps) {
     super(scope, id);
