@@ -3,7 +3,7 @@
  * a source mirrors; each mode turns one into a {@link MirrorUnit}; compile checks every unit's
  * names (length, collisions) the same way, whatever its mode, and then renders it.
  */
-import type { Construct } from 'constructs';
+import type { KubeObject } from './kube-objects.js';
 import type { ClusterSpec, LinkSpec } from '../model/fleet-spec.js';
 import type { ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
 
@@ -53,8 +53,8 @@ export interface MirrorUnit {
   readonly adoptsLinkerdMirrorsOf?: string | undefined;
   /** Those of its Services (by name) that need a ClusterIP pinned at compile time. @default none */
   readonly pinnedServiceNames?: readonly string[];
-  /** Creates the unit's API objects under `scope`. */
-  render(scope: Construct, context: RenderContext): void;
+  /** The unit's objects, as written (src/compile/kube-objects.ts), in a fixed order. */
+  objects(context: RenderContext): readonly KubeObject[];
 }
 
 /** What a unit can look up when it renders, once every unit of its source is planned. */

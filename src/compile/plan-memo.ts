@@ -8,8 +8,9 @@
  * planning, from the memoised facts (e.g. each undeliverable key is reported once per source and
  * link, as before).
  *
- * Memoised records are frozen and shared between the mirrors of several sources; the constructs copy
- * them into each object (test/unit/plan-memo.test.ts checks that a memo never carries one link's
+ * Memoised records are frozen and shared between the mirrors of several sources, and so are the
+ * objects of a mirror that every source writes alike ({@link PlanMemo.sharedObjects}); the ApiObjects
+ * of the constructs copy them (test/unit/plan-memo.test.ts checks that a memo never carries one link's
  * policy into another's mirrors).
  */
 import { MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
@@ -20,6 +21,7 @@ import { serviceNameProblem } from '../util/k8s-names.js';
 import { copiedMetadata, type UndeliverableKey } from './copy-metadata.js';
 import { mirrorServiceName, perPodServiceName, remoteFqName } from './names.js';
 import { namespaceSelected } from './namespace-filter.js';
+import type { KubeObject } from './kube-objects.js';
 
 /** The link fields that decide which labels and annotations a mirror copies. */
 export type MetadataPolicy = Pick<LinkSpec, 'excludedLabels' | 'allowedLabels' | 'excludedAnnotations' | 'allowedAnnotations'>;
@@ -127,6 +129,17 @@ export class PlanMemo {
     const value = compute();
     byKey.set(key, value);
     return value;
+  }
+
+  /**
+   * The objects of a mirror that every source writes alike (a gateway or flat mirror of one target
+   * service through one metadata policy), computed once and frozen: the render path writes a frozen
+   * object's file once and reuses the text (src/emit/render-units.ts).
+   * @param owner the memo's shared record the objects derive from (a {@link SharedMetadata} map)
+   * @param key every other input of the objects (equal JSON text, equal objects)
+   */
+  sharedObjects(owner: object, key: readonly unknown[], compute: () => KubeObject[]): readonly KubeObject[] {
+    return this.shared(owner, `objects ${JSON.stringify(key)}`, () => Object.freeze(compute().map((o) => Object.freeze(o))));
   }
 
   /** Why `name` is not a Service name ({@link serviceNameProblem}, memoised). */

@@ -1,7 +1,8 @@
 /**
  * An ApiObject's JSON, as `toJson()` gives it, without cdk8s' resolve pass when the object holds
- * plain data only (half of the render time of a large fleet: `resolve` walks every value, asking
- * each of the app's resolvers, and looks the app up again at every level).
+ * plain data only (`resolve` walks every value, asking each of the app's resolvers, and looks the
+ * app up again at every level). Used for what is still rendered from charts (the reader identity,
+ * `renderClusterFiles`); mirrors are rendered from plain objects (src/compile/kube-objects.ts).
  *
  * `ApiObject.toJson()` is: the object's props with its metadata (`metadata.toJson()`: resolved,
  * sanitised without empty lists and maps), resolved, sanitised (null and undefined dropped, map keys

@@ -12,48 +12,73 @@
  * Every shard of a family is written, empty ones included, so the shard count can be read back
  * from the folder names and never shrinks by accident.
  */
-import { ApiObject, type Chart } from 'cdk8s';
-import type { SourceChart } from '../compile/source-chart.js';
+import type { Chart } from 'cdk8s';
+import type { KubeObject } from '../compile/kube-objects.js';
+import type { MirrorUnit } from '../compile/mirror-unit.js';
+import { renderContext, sourceNamespaceObject } from '../compile/source-chart.js';
 import { BASE_UNIT, MAX_UNIT_OBJECTS, shardCount, shardName, shardOf, unitFamily, type UnitMember } from '../delivery/delivery-units.js';
 import { compareStrings } from '../util/order.js';
 import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
 import { appendAll } from '../util/append-all.js';
-import { objectJson } from './object-json.js';
 import type { UnitRecord } from '../state/lock-document.js';
 import { filesRecord, objectInventory } from '../state/unit-inventory.js';
 
-type K8sObject = ReturnType<Chart['toJson']>[number];
+type K8sObject = ReturnType<Chart['toJson']>[number] | KubeObject;
 
-/** The objects of one cluster folder, grouped into units before rendering. */
-interface Family {
-  readonly members: (UnitMember & { readonly rendered: K8sObject[] })[];
+/** An object's file: its path in the unit folder, its text and the text's size in bytes. */
+interface ObjectFile {
+  readonly rel: string;
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/** The file of each frozen (shared, immutable) object already rendered; entries go with their objects. */
+const sharedFiles = new WeakMap<object, ObjectFile>();
+
+/** What a source cluster's folder is rendered from: its planned mirrors (src/compile/compile-fleet.ts SourcePlan). */
+export interface SourceUnits {
+  /** The source cluster. */
+  readonly cluster: string;
+  /** Namespaces synth creates in it (written to the base unit), sorted. */
+  readonly namespaces: readonly string[];
+  /** The mirror units to render, in plan order (every unit of a family is rendered together). */
+  readonly units: readonly MirrorUnit[];
+  /** `namespace/name` → ClusterIP pinned for the units' per-pod Services. */
+  readonly pinnedIPs: Readonly<Record<string, string>>;
 }
 
 /**
  * The files of one cluster's folder (paths relative to it).
- * @param source the cluster's mirrors, when it is some link's source: one chart, or several charts
- *   created one after the other (a family's units never split over two), each rendered to text and
- *   dropped before the next is created, so only one family's constructs are alive at a time
+ * @param source the cluster's mirrors, when it is some link's source. Each family's objects are
+ *   computed straight from its units (src/compile/kube-objects.ts: no constructs, no resolve),
+ *   rendered to text and dropped before the next family's, so only one family's objects are alive at a time
  * @param baseCharts charts whose objects all go to the base unit (the reader identity)
  * @param previousShards the shard count of each family in the committed folder (see previousShardCounts)
  * @param maxObjects the most objects per unit @default MAX_UNIT_OBJECTS
  */
-export function renderClusterUnits(source: SourceChart | Iterable<SourceChart> | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS, rest: RenderRest = {}): FileTree {
+export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS, rest: RenderRest = {}): FileTree {
   const files: FileTree = new Map();
   const unitNames: string[] = [];
   const base: K8sObject[] = [];
-  let cluster = (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';
+  const cluster = source?.cluster ?? (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';
   const writeUnit = (unit: string, objects: readonly K8sObject[]): void => {
     const resources: string[] = [];
     const sizes: [string, number][] = [];
     for (const object of objects) {
-      const rel = objectPath(object);
-      const path = `${unit}/${rel}`;
+      // A frozen object is shared by the mirrors of several sources (PlanMemo.sharedObjects): its file is rendered once.
+      const shared = Object.isFrozen(object);
+      let file = shared ? sharedFiles.get(object) : undefined;
+      if (!file) {
+        const rel = objectPath(object);
+        const text = renderWritable(`${cluster}/${unit}/${rel}`, object);
+        file = { rel, text, bytes: Buffer.byteLength(text) };
+        if (shared) sharedFiles.set(object, file);
+      }
+      const path = `${unit}/${file.rel}`;
       if (files.has(path)) throw new Error(`internal error: two objects would be written to ${cluster}/${path}`);
-      const text = renderWritable(`${cluster}/${path}`, object);
-      files.set(path, text);
-      resources.push(rel);
-      sizes.push([rel, Buffer.byteLength(text)]);
+      files.set(path, file.text);
+      resources.push(file.rel);
+      sizes.push([file.rel, file.bytes]);
     }
     const kustomization = kustomizationFile(resources);
     files.set(`${unit}/kustomization.yaml`, kustomization);
@@ -61,20 +86,22 @@ export function renderClusterUnits(source: SourceChart | Iterable<SourceChart> |
     rest.records?.set(unit, { files: filesRecord(sizes), ...objectInventory(objects) });
     unitNames.push(unit);
   };
-  const charts: Iterable<SourceChart> = source === undefined ? [] : isSourceChart(source) ? [source] : source;
-  for (const chart of charts) {
-    cluster = chart.cluster;
-    // The chart's own objects are its Namespaces; every mirror unit renders under a scope of its own.
-    for (const child of chart.node.children) if (ApiObject.isApiObject(child)) base.push(objectJson(child));
-    const families = new Map<string, Family>();
-    for (const { unit, scope } of chart.unitScopes) {
-      const rendered = scope.node.findAll().filter(ApiObject.isApiObject).map(objectJson);
+  if (source) {
+    for (const ns of source.namespaces) base.push(sourceNamespaceObject(ns));
+    const context = renderContext(source.cluster, source.pinnedIPs);
+    // The units of each family, in plan order; a family's units are rendered together.
+    const families = new Map<string, MirrorUnit[]>();
+    for (const unit of source.units) {
       const family = unitFamily(unit.target);
-      let f = families.get(family);
-      if (!f) families.set(family, (f = { members: [] }));
-      f.members.push({ key: `${unit.namespace}/${unit.serviceNames[0] ?? unit.origin}`, objects: rendered.length, rendered });
+      let list = families.get(family);
+      if (!list) families.set(family, (list = []));
+      list.push(unit);
     }
-    for (const [family, { members }] of families) {
+    for (const [family, units] of families) {
+      const members: (UnitMember & { readonly rendered: readonly KubeObject[] })[] = units.map((unit) => {
+        const rendered = unit.objects(context);
+        return { key: `${unit.namespace}/${unit.serviceNames[0] ?? unit.origin}`, objects: rendered.length, rendered };
+      });
       const n = shardCount(members, previousShards.get(family), maxObjects);
       const shards: K8sObject[][] = Array.from({ length: n }, () => []);
       for (const m of members) appendAll(shards[shardOf(m.key, n)]!, m.rendered);
@@ -85,10 +112,6 @@ export function renderClusterUnits(source: SourceChart | Iterable<SourceChart> |
   writeUnit(BASE_UNIT, base);
   files.set('kustomization.yaml', kustomizationFile([...unitNames, ...(rest.keptUnits ?? [])]));
   return new Map([...files.entries()].sort(([a], [b]) => compareStrings(a, b)));
-}
-
-function isSourceChart(source: SourceChart | Iterable<SourceChart>): source is SourceChart {
-  return (source as SourceChart).unitScopes !== undefined;
 }
 
 /** What else {@link renderClusterUnits} does for an incremental run. */

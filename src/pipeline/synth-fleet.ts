@@ -6,8 +6,7 @@
  * {@link compileFleetTree} as well.
  */
 import { App } from 'cdk8s';
-import { planFleet, sourceChart, type CompileOptions, type SourcePlan } from '../compile/compile-fleet.js';
-import type { SourceChart } from '../compile/source-chart.js';
+import { planFleet, type CompileOptions } from '../compile/compile-fleet.js';
 import { compareStrings } from '../util/order.js';
 import { readFileSync } from 'node:fs';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
@@ -176,11 +175,10 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
         families.delete(family);
       }
     }
-    // One family's constructs at a time, each in an app of its own (the source's Namespaces in one
-    // more): they are garbage once its files are rendered, so memory is bounded by a family, not a source.
-    const charts = plan ? familyCharts(plan, families) : undefined;
+    // Rendered one family at a time (render-units.ts), so memory is bounded by a family, not a source.
+    const source = plan ? { cluster, namespaces: plan.namespaces, units: [...families.values()].flat(), pinnedIPs: plan.pinnedIPs } : undefined;
     const fresh = new Map<string, Omit<UnitRecord, 'inputs'>>();
-    const files = renderClusterUnits(charts, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
+    const files = renderClusterUnits(source, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
     for (const [unit, record] of fresh) {
       const family = parseUnitName(unit)?.family;
       const digest = family !== undefined ? digests.get(family) : undefined;
@@ -200,13 +198,6 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     }
   }
   return { tree, snapshot: pinned, warnings: messages(diagnostics), diagnostics, planRows: planned.planRows, units, rendered, sources: sourceRecords, skippedSources: skipped };
-}
-
-/** The charts of `plan`, created one by one as they are iterated: its Namespaces, then one per family of `families` (in plan order). */
-function* familyCharts(plan: SourcePlan, families: ReadonlyMap<string, readonly MirrorUnit[]>): Generator<SourceChart> {
-  yield sourceChart(new App({ outdir: 'unused' }), { ...plan, units: [] });
-  const order = [...new Set(plan.units.map((u) => unitFamily(u.target)))].filter((f) => families.has(f));
-  for (const family of order) yield sourceChart(new App({ outdir: 'unused' }), { ...plan, namespaces: [], units: [...families.get(family)!] });
 }
 
 /**

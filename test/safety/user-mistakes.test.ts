@@ -450,10 +450,10 @@ describe('the report is written on every failure', () => {
     writeFileSync(file, [
       'import { createRequire } from \'node:module\';',
       `const { ApiObject } = createRequire(${JSON.stringify(join(REPO_ROOT, 'package.json'))})('cdk8s');`,
-      // Every rendered chart's objects are picked out with ApiObject.isApiObject (src/emit/render-units.ts,
-      // render-files.ts chartObjects); their JSON no longer always goes through toJson (object-json.ts), and a
-      // source synth skips renders nothing, but every run renders the base unit of each cluster that is no
-      // link's source (its reader identity).
+      // Mirrors are rendered from plain objects (src/compile/kube-objects.ts), not constructs, and a source
+      // synth skips renders nothing; but every run renders the base unit of each cluster that is no link's
+      // source (its reader identity), whose chart's objects are picked out with ApiObject.isApiObject
+      // (render-files.ts chartObjects); their JSON no longer always goes through toJson (object-json.ts).
       `ApiObject.isApiObject = function () { throw ${thrown}; };`,
     ].join('\n'));
     return { NODE_OPTIONS: `--import ${pathToFileURL(file).href}` };

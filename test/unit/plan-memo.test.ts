@@ -108,6 +108,40 @@ describe('the planning memo keeps each link its own', () => {
   });
 });
 
+describe('mirrors every source writes alike (PlanMemo.sharedObjects)', () => {
+  // Three sources with one metadata policy; e's link also adopts Linkerd's mirrors (its Endpoints keep Kubernetes' slices).
+  const shared = spec((f) => {
+    const t = new Cluster(f, 't');
+    for (const name of ['a', 'c', 'e']) {
+      const s = new Cluster(f, name);
+      new Link(f, `${name}-t`, { source: s, target: t, excludedLabels: ['team'], ...(name === 'e' ? { adoptLinkerdMirrors: true } : {}) });
+    }
+  });
+  const snap = snapshot(
+    { t: target([service('default', 'web', { labels: { 'mirror.linkerd.io/exported': 'true', app: 'web', team: 'x' } }), service('default', 'flat', { labels: { 'mirror.linkerd.io/exported': 'remote-discovery', app: 'flat' } })], { selectors: ['mirror.linkerd.io/exported=remote-discovery', 'mirror.linkerd.io/exported=true'] }) },
+    { a: source(), c: source(), e: source() },
+  );
+
+  test('GIVEN two sources whose links mirror a target service alike WHEN planned together THEN their gateway and flat mirrors are one frozen set of objects; a link that differs in what the objects hold gets its own', () => {
+    const { plans } = planFleet(shared, snap, {});
+    const objectsOf = (source: string, origin: string) => {
+      const unit = plans.find((p) => p.source === source)!.units.find((u) => u.origin === origin)!;
+      return unit.objects({ pinnedIP: () => assert.fail('no pinned IP') });
+    };
+    for (const origin of ['t/default/web', 't/default/flat']) {
+      const [a, c, e] = ['a', 'c', 'e'].map((s) => objectsOf(s, origin));
+      assert.equal(a, c, origin);
+      assert.ok(Object.isFrozen(a) && a!.every((o) => Object.isFrozen(o)), origin);
+      if (origin === 't/default/web') {
+        assert.notEqual(a, e);
+        const endpoints = (objects: typeof a) => objects!.find((o) => o.kind === 'Endpoints')!.metadata.labels!;
+        assert.equal(endpoints(a)['endpointslice.kubernetes.io/skip-mirror'], 'true');
+        assert.equal(endpoints(e)['endpointslice.kubernetes.io/skip-mirror'], undefined);
+      }
+    }
+  });
+});
+
 describe('copiedMetadata', () => {
   test('GIVEN keys that are copied, excluded, outside an allow-list, never copied, or not deliverable WHEN judged in one pass THEN it copies and reports what the separate functions do', () => {
     const remote = {

@@ -5,9 +5,9 @@
  * endpoints of every member; no Endpoints are written.
  */
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
 import type { ObservedPort } from '../../../snapshot/snapshot.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
+import { addApiObjects, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** Properties of a {@link FederatedService}. */
 export interface FederatedServiceProps {
@@ -33,14 +33,16 @@ export interface FederatedServiceProps {
   readonly ports: readonly ObservedPort[];
 }
 
-/** A federated Service: one Service, no Endpoints, no EndpointSlices. */
+/** The one object of a federated Service, as written (src/compile/kube-objects.ts). */
+export function federatedServiceObjects(props: FederatedServiceProps): KubeObject[] {
+  // Only ports, like the other modes; the destination resolves the members, so no selector and no endpoints.
+  return [serviceObject(objectMeta(props.name, props.namespace, sortedMap(props.labels), sortedMap(props.annotations)), { ports: mirrorServicePorts(props.ports) })];
+}
+
+/** A federated Service: one Service, no Endpoints, no EndpointSlices: ApiObjects of `federatedServiceObjects`, the objects the render path writes. */
 export class FederatedService extends Construct {
   constructor(scope: Construct, id: string, props: FederatedServiceProps) {
     super(scope, id);
-    new k8s.KubeService(this, 'service', {
-      metadata: { name: props.name, namespace: props.namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
-      // Only ports, like the other modes; the destination resolves the members, so no selector and no endpoints.
-      spec: { ports: mirrorServicePorts(props.ports) },
-    });
+    addApiObjects(this, federatedServiceObjects(props), () => 'service');
   }
 }

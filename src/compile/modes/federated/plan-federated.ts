@@ -19,7 +19,7 @@ import { federatedServiceName } from '../../names.js';
 import { PlanMemo } from '../../plan-memo.js';
 import { federatedConflicts } from './federated-conflicts.js';
 import { byPrecedence, memberId, type FederatedMember } from './federated-member.js';
-import { FederatedService } from './federated-service.js';
+import { federatedServiceObjects } from './federated-service.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
 /** The local member is copied without exclusions: it belongs to no link (Linkerd's local mirror has none either). */
@@ -109,7 +109,7 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
       origin: `${namespace}/${serviceName} (members ${members.map(memberId).join(', ')})`,
       mode: 'federated',
       serviceNames: [name],
-      render: (scope) => new FederatedService(scope, `${namespace}.${name}`, { namespace, name, labels, annotations, ports }),
+      objects: () => federatedServiceObjects({ namespace, name, labels, annotations, ports }),
     });
   }
   return { units, namespaces: [...namespaces].sort(compareStrings), credentialNeeds };

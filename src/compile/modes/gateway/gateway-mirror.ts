@@ -4,7 +4,6 @@
  */
 import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME } from '../../../contract/mirrorc.js';
@@ -12,6 +11,7 @@ import type { ObservedGateway, ObservedPort } from '../../../snapshot/snapshot.j
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
 import { endpointSliceName } from '../../names.js';
+import { addApiObjects, endpointsObject, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** Properties of a {@link GatewayMirror}. */
 export interface GatewayMirrorProps {
@@ -70,60 +70,59 @@ export interface GatewayMirrorProps {
 /** The three forms of a gateway mirror's endpoints; see {@link GatewayMirrorProps.endpoints}. */
 export type MirrorEndpoints = 'ready' | 'not-ready' | 'empty';
 
-/** A gateway-mode mirror: Service + Endpoints + one EndpointSlice per address family. */
+/**
+ * The objects of a gateway-mode mirror, as written: Service, Endpoints and one EndpointSlice per
+ * address family (src/compile/kube-objects.ts).
+ */
+export function gatewayMirrorObjects(props: GatewayMirrorProps): KubeObject[] {
+  const { namespace, name, gateway } = props;
+  // Sorted here too, so the output never depends on the order addresses were listed in.
+  const gatewayAddresses = [...gateway.addresses].sort(compareStrings);
+  const labels = sortedMap(props.labels);
+  const objects: KubeObject[] = [
+    serviceObject(objectMeta(name, namespace, labels, sortedMap(props.annotations)), {
+      ...(props.clusterIP !== undefined ? { clusterIP: props.clusterIP } : {}),
+      // Only ports; no selector, so the endpoints below are used.
+      ports: mirrorServicePorts(props.ports),
+    }),
+  ];
+
+  // The proxy reads identity and authority from these annotations on Endpoints/EndpointSlices.
+  const endpointAnnotations = sortedMap({ [REMOTE_SVC_FQ_NAME_ANNOTATION]: props.remoteFqName, ...(gateway.identity ? { [REMOTE_GATEWAY_IDENTITY_ANNOTATION]: gateway.identity } : {}) });
+  // Port names are the join key between Service and endpoints; every port goes to the gateway port.
+  const gatewayPorts = props.ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: gateway.port, protocol: p.protocol }));
+  const form = props.endpoints ?? 'ready';
+  const ready = form === 'ready';
+  const addressList = gatewayAddresses.map((ip) => ({ ip }));
+  // skip-mirror: we write the EndpointSlices ourselves; mirroring these Endpoints would duplicate them.
+  const endpointsLabels = props.keepKubernetesSlices === true ? labels : sortedMap({ ...labels, [SKIP_MIRROR_LABEL]: 'true' });
+  // No subsets at all when empty, as Linkerd writes it (an empty list reads back as absent anyway).
+  objects.push(endpointsObject(objectMeta(name, namespace, endpointsLabels, endpointAnnotations), form === 'empty' ? undefined : [{ ...(ready ? { addresses: addressList } : { notReadyAddresses: addressList }), ports: gatewayPorts }]));
+
+  const sliceLabels = sortedMap({ ...labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME });
+  for (const addressType of ['IPv4', 'IPv6'] as const) {
+    const addresses = gatewayAddresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
+    if (addresses.length === 0) continue;
+    objects.push(endpointSliceObject(
+      objectMeta(endpointSliceName(name, addressType), namespace, sliceLabels, endpointAnnotations),
+      addressType,
+      // The slices stay when empty (same names, nothing pruned and re-created when endpoints return).
+      form === 'empty' ? [] : addresses.map((ip) => ({ addresses: [ip], conditions: { ready } })),
+      gatewayPorts,
+    ));
+  }
+  return objects;
+}
+
+/** A gateway-mode mirror: Service + Endpoints + one EndpointSlice per address family: ApiObjects of `gatewayMirrorObjects`, the objects the render path writes. */
 export class GatewayMirror extends Construct {
   constructor(scope: Construct, id: string, props: GatewayMirrorProps) {
     super(scope, id);
-    const { namespace, name, gateway } = props;
-    // Sorted here too, so the output never depends on the order addresses were listed in.
-    const gatewayAddresses = [...gateway.addresses].sort(compareStrings);
-
-    new k8s.KubeService(this, 'service', {
-      metadata: { name, namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
-      spec: {
-        ...(props.clusterIP !== undefined ? { clusterIp: props.clusterIP } : {}),
-        // Only ports; no selector, so the endpoints below are used.
-        ports: mirrorServicePorts(props.ports),
-      },
-    });
-
-    // The proxy reads identity and authority from these annotations on Endpoints/EndpointSlices.
-    const endpointAnnotations: Record<string, string> = { [REMOTE_SVC_FQ_NAME_ANNOTATION]: props.remoteFqName };
-    if (gateway.identity) endpointAnnotations[REMOTE_GATEWAY_IDENTITY_ANNOTATION] = gateway.identity;
-    // Port names are the join key between Service and endpoints; every port goes to the gateway port.
-    const gatewayPorts = props.ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: gateway.port, protocol: p.protocol }));
-    const form = props.endpoints ?? 'ready';
-    const ready = form === 'ready';
-    const addressList = gatewayAddresses.map((ip) => ({ ip }));
-    // No subsets at all when empty, as Linkerd writes it (an empty list reads back as absent anyway).
-    const subsets = form === 'empty' ? {} : { subsets: [{ ...(ready ? { addresses: addressList } : { notReadyAddresses: addressList }), ports: gatewayPorts }] };
-
-    new k8s.KubeEndpoints(this, 'endpoints', {
-      metadata: {
-        name,
-        namespace,
-        // skip-mirror: we write the EndpointSlices ourselves; mirroring these Endpoints would duplicate them.
-        labels: props.keepKubernetesSlices === true ? { ...props.labels } : { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' },
-        annotations: endpointAnnotations,
-      },
-      ...subsets,
-    });
-
-    for (const addressType of ['IPv4', 'IPv6'] as const) {
-      const addresses = gatewayAddresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
-      if (addresses.length === 0) continue;
-      new k8s.KubeEndpointSlice(this, `endpointslice-${addressType.toLowerCase()}`, {
-        metadata: {
-          name: endpointSliceName(name, addressType),
-          namespace,
-          labels: { ...props.labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME },
-          annotations: endpointAnnotations,
-        },
-        addressType,
-        // The slices stay when empty (same names, nothing pruned and re-created when endpoints return).
-        endpoints: form === 'empty' ? [] : addresses.map((ip) => ({ addresses: [ip], conditions: { ready } })),
-        ports: gatewayPorts,
-      });
-    }
+    addApiObjects(this, gatewayMirrorObjects(props), childId);
   }
+}
+
+/** The construct id of one object of a mirror: `service`, `endpoints`, `endpointslice-ipv4`, `endpointslice-ipv6`. */
+export function childId(object: KubeObject): string {
+  return object.kind === 'EndpointSlice' ? `endpointslice-${String(object.addressType).toLowerCase()}` : object.kind.toLowerCase();
 }

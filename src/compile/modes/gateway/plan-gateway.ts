@@ -3,7 +3,8 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import type { PlanMemo } from '../../plan-memo.js';
-import { GatewayMirror, type MirrorEndpoints } from './gateway-mirror.js';
+import type { KubeObject } from '../../kube-objects.js';
+import { gatewayMirrorObjects, type MirrorEndpoints } from './gateway-mirror.js';
 import { genericGatewayPort, isGenericGateway } from './generic-gateway-port.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
@@ -34,18 +35,13 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
     mode: 'gateway',
     adoptsLinkerdMirrorsOf: link.adoptLinkerdMirrors === true ? link.target : undefined,
     serviceNames: [name],
-    render: (scope) =>
-      new GatewayMirror(scope, `${namespace}.${name}`, {
-        namespace,
-        name,
-        labels,
-        annotations,
-        ports: service.ports,
-        gateway,
-        remoteFqName: fqName,
-        endpoints: mirrorEndpoints(request),
-        keepKubernetesSlices: link.adoptLinkerdMirrors === true,
-      }),
+    objects: () => {
+      const endpoints = mirrorEndpoints(request);
+      const keepKubernetesSlices = link.adoptLinkerdMirrors === true;
+      const compute = (): KubeObject[] => gatewayMirrorObjects({ namespace, name, labels, annotations, ports: service.ports, gateway, remoteFqName: fqName, endpoints, keepKubernetesSlices });
+      // The same in every source: `labels` is the memo's record of this service and policy (ports, annotations, fq-name follow from it).
+      return memo ? memo.sharedObjects(labels, ['gateway', namespace, name, gateway, endpoints, keepKubernetesSlices], compute) : compute();
+    },
   };
 }
 

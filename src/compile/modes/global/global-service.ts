@@ -6,12 +6,12 @@
  */
 import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME, GLOBAL_CLUSTER_LABEL, GLOBAL_SERVICE_LABEL, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
 import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
+import { addApiObjects, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** The pods one cluster contributes. */
 export interface GlobalSlice {
@@ -42,31 +42,31 @@ export interface GlobalServiceProps {
   readonly slices: readonly GlobalSlice[];
 }
 
-/** The aggregated headless Service and its EndpointSlices. */
+/** The objects of a `-global` Service, as written: the headless Service and one EndpointSlice per contributing cluster with pods (src/compile/kube-objects.ts). */
+export function globalServiceObjects(props: GlobalServiceProps): KubeObject[] {
+  const { namespace, name } = props;
+  const labels = { [MANAGED_LABEL]: MANAGED_VALUE, [GLOBAL_SERVICE_LABEL]: name };
+  // Headless and selectorless: DNS answers from the EndpointSlices below.
+  const objects: KubeObject[] = [serviceObject(objectMeta(name, namespace, sortedMap(labels)), { clusterIP: 'None', ports: mirrorServicePorts(props.ports) })];
+  for (const slice of props.slices) {
+    if (slice.pods.length === 0) continue;
+    const pods = [...slice.pods].sort((a, b) => compareStrings(a.hostname, b.hostname));
+    objects.push(endpointSliceObject(
+      objectMeta(`${name}-${slice.cluster}`, namespace, sortedMap({ ...labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME, [GLOBAL_CLUSTER_LABEL]: slice.cluster })),
+      // Every pinned IP comes from the source's one range, so a slice never mixes families.
+      isIPv6(pods[0]!.ip) ? 'IPv6' : 'IPv4',
+      pods.map((p) => ({ addresses: [p.ip], conditions: { ready: true }, hostname: p.hostname })),
+      podEndpointPorts(slice.ports),
+    ));
+  }
+  return objects;
+}
+
+/** The aggregated headless Service and its EndpointSlices: ApiObjects of `globalServiceObjects`, the objects the render path writes. */
 export class GlobalService extends Construct {
   constructor(scope: Construct, id: string, props: GlobalServiceProps) {
     super(scope, id);
-    const { namespace, name } = props;
-    const labels = { [MANAGED_LABEL]: MANAGED_VALUE, [GLOBAL_SERVICE_LABEL]: name };
-    new k8s.KubeService(this, 'service', {
-      metadata: { name, namespace, labels },
-      // Headless and selectorless: DNS answers from the EndpointSlices below.
-      spec: { clusterIp: 'None', ports: mirrorServicePorts(props.ports) },
-    });
-    for (const slice of props.slices) {
-      if (slice.pods.length === 0) continue;
-      const pods = [...slice.pods].sort((a, b) => compareStrings(a.hostname, b.hostname));
-      new k8s.KubeEndpointSlice(this, `endpointslice-${slice.cluster}`, {
-        metadata: {
-          name: `${name}-${slice.cluster}`,
-          namespace,
-          labels: { ...labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME, [GLOBAL_CLUSTER_LABEL]: slice.cluster },
-        },
-        // Every pinned IP comes from the source's one range, so a slice never mixes families.
-        addressType: isIPv6(pods[0]!.ip) ? 'IPv6' : 'IPv4',
-        endpoints: pods.map((p) => ({ addresses: [p.ip], hostname: p.hostname, conditions: { ready: true } })),
-        ports: podEndpointPorts(slice.ports),
-      });
-    }
+    // Slice names are `<name>-<cluster>`: the slice's id is `endpointslice-<cluster>`.
+    addApiObjects(this, globalServiceObjects(props), (o) => (o.kind === 'Service' ? 'service' : `endpointslice-${o.metadata.name.slice(props.name.length + 1)}`));
   }
 }

@@ -3,11 +3,11 @@
  * `<svc>-global` at a pinned, stable IP (a pod IP changes on every restart and would churn git).
  */
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
 import { STATEFULSET_POD_NAME_LABEL } from '../../../contract/kubernetes.js';
 import { GLOBAL_SERVICE_LABEL, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
 import type { ObservedPort } from '../../../snapshot/snapshot.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
+import { addApiObjects, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** Properties of a {@link LocalPodService}. */
 export interface LocalPodServiceProps {
@@ -26,21 +26,21 @@ export interface LocalPodServiceProps {
   readonly globalServiceName: string;
 }
 
-/** A ClusterIP Service selecting exactly one StatefulSet pod. */
+/** The one object of a per-pod Service of the source's own pod, as written (src/compile/kube-objects.ts). */
+export function localPodServiceObjects(props: LocalPodServiceProps): KubeObject[] {
+  return [
+    serviceObject(objectMeta(props.name, props.namespace, sortedMap({ [MANAGED_LABEL]: MANAGED_VALUE, [GLOBAL_SERVICE_LABEL]: props.globalServiceName })), {
+      clusterIP: props.clusterIP,
+      ports: mirrorServicePorts(props.ports),
+      selector: sortedMap({ ...props.selector, [STATEFULSET_POD_NAME_LABEL]: props.podName }),
+    }),
+  ];
+}
+
+/** A ClusterIP Service selecting exactly one StatefulSet pod: ApiObjects of `localPodServiceObjects`, the objects the render path writes. */
 export class LocalPodService extends Construct {
   constructor(scope: Construct, id: string, props: LocalPodServiceProps) {
     super(scope, id);
-    new k8s.KubeService(this, 'service', {
-      metadata: {
-        name: props.name,
-        namespace: props.namespace,
-        labels: { [MANAGED_LABEL]: MANAGED_VALUE, [GLOBAL_SERVICE_LABEL]: props.globalServiceName },
-      },
-      spec: {
-        clusterIp: props.clusterIP,
-        selector: { ...props.selector, [STATEFULSET_POD_NAME_LABEL]: props.podName },
-        ports: mirrorServicePorts(props.ports),
-      },
-    });
+    addApiObjects(this, localPodServiceObjects(props), () => 'service');
   }
 }

@@ -12,8 +12,8 @@ import type { Diagnostics } from '../../diagnostics.js';
 import type { MirrorUnit } from '../../mirror-unit.js';
 import { globalServiceName, perPodServiceName } from '../../names.js';
 import type { HeadlessUnit, PodSetContribution } from '../headless/plan-headless.js';
-import { GlobalService } from './global-service.js';
-import { LocalPodService } from './local-pod-service.js';
+import { globalServiceObjects } from './global-service.js';
+import { localPodServiceObjects } from './local-pod-service.js';
 import { appendAll } from '../../../util/append-all.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
@@ -56,9 +56,9 @@ export function planGlobalServices(input: GlobalPlanInput, diagnostics: Diagnost
       mode: 'global',
       serviceNames: pods.map((p) => p.serviceName),
       pinnedServiceNames: pods.map((p) => p.serviceName),
-      render: (scope, context) => {
-        for (const pod of pods) {
-          new LocalPodService(scope, `${member.namespace}.${pod.serviceName}`, {
+      objects: (context) =>
+        pods.flatMap((pod) =>
+          localPodServiceObjects({
             namespace: member.namespace,
             name: pod.serviceName,
             podName: pod.hostname,
@@ -66,9 +66,8 @@ export function planGlobalServices(input: GlobalPlanInput, diagnostics: Diagnost
             ports: member.ports,
             clusterIP: context.pinnedIP(member.namespace, pod.serviceName),
             globalServiceName: globalServiceName(member.name),
-          });
-        }
-      },
+          }),
+        ),
     });
   }
 
@@ -90,8 +89,8 @@ export function planGlobalServices(input: GlobalPlanInput, diagnostics: Diagnost
       origin: `${first.namespace}/${name} (from ${members.map((m) => m.cluster).join(', ')})`,
       mode: 'global',
       serviceNames: [name],
-      render: (scope, context) =>
-        new GlobalService(scope, `${first.namespace}.${name}`, {
+      objects: (context) =>
+        globalServiceObjects({
           namespace: first.namespace,
           name,
           ports: first.ports,

@@ -5,7 +5,6 @@
  */
 import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME } from '../../../contract/mirrorc.js';
@@ -13,6 +12,8 @@ import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snaps
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
 import { endpointSliceName } from '../../names.js';
+import { addApiObjects, endpointsObject, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
+import { childId } from '../gateway/gateway-mirror.js';
 
 /** One pod of the headless service: its hostname and the ClusterIP it is reached at. */
 export interface PodAddress {
@@ -70,42 +71,38 @@ export interface HeadlessRootMirrorProps {
   readonly keepKubernetesSlices?: boolean;
 }
 
-/** Headless Service + Endpoints + one EndpointSlice per address family. */
+/** The objects of a headless root mirror, as written: headless Service, Endpoints and one EndpointSlice per address family (src/compile/kube-objects.ts). */
+export function headlessRootMirrorObjects(props: HeadlessRootMirrorProps): KubeObject[] {
+  const { namespace, name } = props;
+  const pods = [...props.pods].sort((a, b) => compareStrings(a.hostname, b.hostname));
+  const labels = sortedMap(props.labels);
+  const objects: KubeObject[] = [serviceObject(objectMeta(name, namespace, labels, sortedMap(props.annotations)), { clusterIP: 'None', ports: mirrorServicePorts(props.ports) })];
+
+  const annotations = sortedMap({ [REMOTE_SVC_FQ_NAME_ANNOTATION]: props.remoteFqName, ...(props.gatewayIdentity ? { [REMOTE_GATEWAY_IDENTITY_ANNOTATION]: props.gatewayIdentity } : {}) });
+  const ports = podEndpointPorts(props.endpointPorts);
+
+  const endpointsLabels = props.keepKubernetesSlices === true ? labels : sortedMap({ ...labels, [SKIP_MIRROR_LABEL]: 'true' });
+  // No pods (every one left out as not ready): no subsets, since a subset needs an address.
+  objects.push(endpointsObject(objectMeta(name, namespace, endpointsLabels, annotations), pods.length > 0 ? [{ addresses: pods.map((p) => ({ hostname: p.hostname, ip: p.ip })), ports }] : undefined));
+
+  const sliceLabels = sortedMap({ ...labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME });
+  for (const addressType of ['IPv4', 'IPv6'] as const) {
+    const family = pods.filter((p) => isIPv6(p.ip) === (addressType === 'IPv6'));
+    if (family.length === 0) continue;
+    objects.push(endpointSliceObject(
+      objectMeta(endpointSliceName(name, addressType), namespace, sliceLabels, annotations),
+      addressType,
+      family.map((p) => ({ addresses: [p.ip], conditions: { ready: true }, hostname: p.hostname })),
+      ports,
+    ));
+  }
+  return objects;
+}
+
+/** Headless Service + Endpoints + one EndpointSlice per address family: ApiObjects of `headlessRootMirrorObjects`, the objects the render path writes. */
 export class HeadlessRootMirror extends Construct {
   constructor(scope: Construct, id: string, props: HeadlessRootMirrorProps) {
     super(scope, id);
-    const { namespace, name } = props;
-    const pods = [...props.pods].sort((a, b) => compareStrings(a.hostname, b.hostname));
-
-    new k8s.KubeService(this, 'service', {
-      metadata: { name, namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
-      spec: { clusterIp: 'None', ports: mirrorServicePorts(props.ports) },
-    });
-
-    const annotations: Record<string, string> = { [REMOTE_SVC_FQ_NAME_ANNOTATION]: props.remoteFqName };
-    if (props.gatewayIdentity) annotations[REMOTE_GATEWAY_IDENTITY_ANNOTATION] = props.gatewayIdentity;
-    const ports = podEndpointPorts(props.endpointPorts);
-
-    new k8s.KubeEndpoints(this, 'endpoints', {
-      metadata: { name, namespace, labels: props.keepKubernetesSlices === true ? { ...props.labels } : { ...props.labels, [SKIP_MIRROR_LABEL]: 'true' }, annotations },
-      // No pods (every one left out as not ready): no subsets, since a subset needs an address.
-      ...(pods.length > 0 ? { subsets: [{ addresses: pods.map((p) => ({ hostname: p.hostname, ip: p.ip })), ports }] } : {}),
-    });
-
-    for (const addressType of ['IPv4', 'IPv6'] as const) {
-      const family = pods.filter((p) => isIPv6(p.ip) === (addressType === 'IPv6'));
-      if (family.length === 0) continue;
-      new k8s.KubeEndpointSlice(this, `endpointslice-${addressType.toLowerCase()}`, {
-        metadata: {
-          name: endpointSliceName(name, addressType),
-          namespace,
-          labels: { ...props.labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME },
-          annotations,
-        },
-        addressType,
-        endpoints: family.map((p) => ({ addresses: [p.ip], hostname: p.hostname, conditions: { ready: true } })),
-        ports,
-      });
-    }
+    addApiObjects(this, headlessRootMirrorObjects(props), childId);
   }
 }

@@ -11,9 +11,9 @@ import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import { PlanMemo } from '../../plan-memo.js';
 import { remotePodFqName } from '../../names.js';
-import { GatewayMirror } from '../gateway/gateway-mirror.js';
+import { gatewayMirrorObjects } from '../gateway/gateway-mirror.js';
 import { gatewayEndpoints } from '../gateway/plan-gateway.js';
-import { HeadlessRootMirror } from './headless-mirror.js';
+import { headlessRootMirrorObjects } from './headless-mirror.js';
 
 /** A per-pod mirrored headless service, as the `-global` Service of its source sees it. */
 export interface PodSetContribution {
@@ -71,8 +71,8 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
     pinnedServiceNames: pods.map((p) => p.serviceName),
     joinsGlobal: link.globalServices || service.labels[GLOBAL_LABEL] === GLOBAL_VALUE,
     podSet: { cluster: target.name, namespace: service.namespace, serviceName: service.name, ports: service.ports, endpointPorts, pods },
-    render: (scope, context) => {
-      new HeadlessRootMirror(scope, `${service.namespace}.${name}`, {
+    objects: (context) => [
+      ...headlessRootMirrorObjects({
         namespace: service.namespace,
         name,
         labels,
@@ -83,10 +83,10 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
         remoteFqName: fqName,
         ...(gateway.identity ? { gatewayIdentity: gateway.identity } : {}),
         keepKubernetesSlices: link.adoptLinkerdMirrors === true,
-      });
-      for (const pod of pods) {
+      }),
+      ...pods.flatMap((pod) => {
         const podFqName = remotePodFqName(pod.hostname, service.name, service.namespace, target.clusterDomain);
-        new GatewayMirror(scope, `${service.namespace}.${pod.serviceName}`, {
+        return gatewayMirrorObjects({
           namespace: service.namespace,
           name: pod.serviceName,
           labels: podLabels,
@@ -99,7 +99,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
           endpoints: gatewayEndpoints(request),
           keepKubernetesSlices: link.adoptLinkerdMirrors === true,
         });
-      }
-    },
+      }),
+    ],
   };
 }

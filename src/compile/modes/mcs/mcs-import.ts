@@ -3,12 +3,11 @@
  * EndpointSlice per exporting cluster and address family, labelled with the service and the cluster.
  */
 import { isIPv6 } from 'node:net';
-import { ApiObject } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, MCS_API_VERSION, MCS_SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
 import { compareStrings } from '../../../util/order.js';
+import { addApiObjects, endpointSliceObject, objectMeta, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** At most this many endpoints per EndpointSlice (the MCS API's and the EndpointSlice controller's limit). */
 export const MAX_ENDPOINTS_PER_SLICE = 1000;
@@ -57,40 +56,47 @@ export interface McsImportProps {
   readonly clusters: readonly McsClusterEndpoints[];
 }
 
-/** A ServiceImport and its EndpointSlices; the ServiceImport's IPs are left to the MCS implementation. */
+/**
+ * The objects of an MCS import, as written: the ServiceImport and one EndpointSlice per exporting
+ * cluster, address family and chunk of {@link MAX_ENDPOINTS_PER_SLICE} (src/compile/kube-objects.ts).
+ */
+export function mcsImportObjects(props: McsImportProps): KubeObject[] {
+  const { namespace, name } = props;
+  const managed = { [MANAGED_LABEL]: MANAGED_VALUE };
+  const objects: KubeObject[] = [{
+    apiVersion: MCS_API_VERSION,
+    kind: 'ServiceImport',
+    metadata: objectMeta(name, namespace, sortedMap(managed)),
+    spec: { ports: props.ports.map((p) => ({ ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}), name: p.name, port: p.port, protocol: p.protocol })), type: props.type },
+  }];
+  for (const cluster of props.clusters) {
+    // As for Linkerd mirrors: with no ready endpoint behind the service, the slices (same names) hold
+    // no endpoints; with a dead gateway, its addresses are not ready.
+    const addresses = [...cluster.addresses].sort(compareStrings);
+    const ready = cluster.readiness !== 'not-ready';
+    const labels = sortedMap({ ...managed, [MCS_SERVICE_NAME_LABEL]: name, [MCS_SOURCE_CLUSTER_LABEL]: cluster.cluster, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME });
+    const ports = props.ports.map((p) => ({ name: p.name, port: cluster.port, protocol: p.protocol }));
+    for (const addressType of ['IPv4', 'IPv6'] as const) {
+      const family = addresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
+      const chunks = cluster.readiness === 'empty' ? Math.min(family.length, 1) : Math.ceil(family.length / MAX_ENDPOINTS_PER_SLICE);
+      for (let chunk = 0; chunk < chunks; chunk++) {
+        const part = cluster.readiness === 'empty' ? [] : family.slice(chunk * MAX_ENDPOINTS_PER_SLICE, (chunk + 1) * MAX_ENDPOINTS_PER_SLICE);
+        objects.push(endpointSliceObject(
+          objectMeta(`${name}-${cluster.cluster}-mcs-${addressType.toLowerCase()}${chunk === 0 ? '' : `-${chunk}`}`, namespace, labels),
+          addressType,
+          part.map((ip) => ({ addresses: [ip], conditions: { ready } })),
+          ports,
+        ));
+      }
+    }
+  }
+  return objects;
+}
+
+/** A ServiceImport and its EndpointSlices; the ServiceImport's IPs are left to the MCS implementation: ApiObjects of `mcsImportObjects`, the objects the render path writes. */
 export class McsImport extends Construct {
   constructor(scope: Construct, id: string, props: McsImportProps) {
     super(scope, id);
-    const { namespace, name } = props;
-    const managed = { [MANAGED_LABEL]: MANAGED_VALUE };
-    new ApiObject(this, 'service-import', {
-      apiVersion: MCS_API_VERSION,
-      kind: 'ServiceImport',
-      metadata: { name, namespace, labels: managed },
-      spec: { type: props.type, ports: props.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: p.port, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) })) },
-    });
-    for (const cluster of props.clusters) {
-      // As for Linkerd mirrors: with no ready endpoint behind the service, the slices (same names) hold
-      // no endpoints; with a dead gateway, its addresses are not ready.
-      const addresses = [...cluster.addresses].sort(compareStrings);
-      const ready = cluster.readiness !== 'not-ready';
-      for (const addressType of ['IPv4', 'IPv6'] as const) {
-        const family = addresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
-        const chunks = cluster.readiness === 'empty' ? Math.min(family.length, 1) : Math.ceil(family.length / MAX_ENDPOINTS_PER_SLICE);
-        for (let chunk = 0; chunk < chunks; chunk++) {
-          const part = cluster.readiness === 'empty' ? [] : family.slice(chunk * MAX_ENDPOINTS_PER_SLICE, (chunk + 1) * MAX_ENDPOINTS_PER_SLICE);
-          new k8s.KubeEndpointSlice(this, `slice-${cluster.cluster}-${addressType}-${chunk}`, {
-            metadata: {
-              name: `${name}-${cluster.cluster}-mcs-${addressType.toLowerCase()}${chunk === 0 ? '' : `-${chunk}`}`,
-              namespace,
-              labels: { ...managed, [MCS_SERVICE_NAME_LABEL]: name, [MCS_SOURCE_CLUSTER_LABEL]: cluster.cluster, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME },
-            },
-            addressType,
-            endpoints: part.map((ip) => ({ addresses: [ip], conditions: { ready } })),
-            ports: props.ports.map((p) => ({ name: p.name, port: cluster.port, protocol: p.protocol })),
-          });
-        }
-      }
-    }
+    addApiObjects(this, mcsImportObjects(props), (o) => (o.kind === 'ServiceImport' ? 'service-import' : `slice-${o.metadata.name}`));
   }
 }

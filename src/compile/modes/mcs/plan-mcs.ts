@@ -9,7 +9,7 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { compareStrings } from '../../../util/order.js';
 import { genericGatewayPort, isGenericGateway } from '../gateway/generic-gateway-port.js';
 import { gatewayEndpoints } from '../gateway/plan-gateway.js';
-import { McsImport, type McsClusterEndpoints, type McsPort } from './mcs-import.js';
+import { mcsImportObjects, type McsClusterEndpoints, type McsPort } from './mcs-import.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
 
 /**
@@ -98,7 +98,7 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
       mode: 'mcs',
       // The ServiceImport keeps the exported service's (already valid) name; no Service is written.
       serviceNames: [],
-      render: (scope) => new McsImport(scope, `mcs.${namespace}.${name}`, { namespace, name, type, ports: importPorts, clusters }),
+      objects: () => mcsImportObjects({ namespace, name, type, ports: importPorts, clusters }),
     });
   }
   return units;

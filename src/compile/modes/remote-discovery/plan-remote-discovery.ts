@@ -4,7 +4,8 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import type { PlanMemo } from '../../plan-memo.js';
-import { RemoteDiscoveryMirror } from './remote-discovery-mirror.js';
+import type { KubeObject } from '../../kube-objects.js';
+import { remoteDiscoveryMirrorObjects } from './remote-discovery-mirror.js';
 
 /** The flat-mode unit for `request`, or undefined (with a warning) when it cannot be built. Needs no gateway; `memo` shares work between sources (see plan-memo.ts). */
 export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: Diagnostics, memo?: PlanMemo): MirrorUnit | undefined {
@@ -22,13 +23,10 @@ export function planRemoteDiscoveryMirror(request: MirrorRequest, diagnostics: D
     mode: 'remote-discovery',
     adoptsLinkerdMirrorsOf: link.adoptLinkerdMirrors === true ? link.target : undefined,
     serviceNames: [name],
-    render: (scope) =>
-      new RemoteDiscoveryMirror(scope, `${service.namespace}.${name}`, {
-        namespace: service.namespace,
-        name,
-        labels,
-        annotations,
-        ports: service.ports,
-      }),
+    objects: () => {
+      const compute = (): KubeObject[] => remoteDiscoveryMirrorObjects({ namespace: service.namespace, name, labels, annotations, ports: service.ports });
+      // The same in every source: `meta.labels` is the memo's record of this service and policy (labels, ports and annotations follow from it).
+      return memo ? memo.sharedObjects(meta.labels, ['flat', service.namespace, name, labels], compute) : compute();
+    },
   };
 }

@@ -5,9 +5,9 @@
  * target's API, with the credentials Secret of contract §4.1 (which mirrorc never writes).
  */
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
 import type { ObservedPort } from '../../../snapshot/snapshot.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
+import { addApiObjects, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** Properties of a {@link RemoteDiscoveryMirror}. */
 export interface RemoteDiscoveryMirrorProps {
@@ -33,14 +33,16 @@ export interface RemoteDiscoveryMirrorProps {
   readonly ports: readonly ObservedPort[];
 }
 
-/** A flat-mode mirror: one Service, no Endpoints, no EndpointSlices. */
+/** The one object of a flat-mode mirror, as written (src/compile/kube-objects.ts). */
+export function remoteDiscoveryMirrorObjects(props: RemoteDiscoveryMirrorProps): KubeObject[] {
+  // Only ports, as in gateway mode; no selector and no endpoints: the destination reads the target's.
+  return [serviceObject(objectMeta(props.name, props.namespace, sortedMap(props.labels), sortedMap(props.annotations)), { ports: mirrorServicePorts(props.ports) })];
+}
+
+/** A flat-mode mirror: one Service, no Endpoints, no EndpointSlices: ApiObjects of `remoteDiscoveryMirrorObjects`, the objects the render path writes. */
 export class RemoteDiscoveryMirror extends Construct {
   constructor(scope: Construct, id: string, props: RemoteDiscoveryMirrorProps) {
     super(scope, id);
-    new k8s.KubeService(this, 'service', {
-      metadata: { name: props.name, namespace: props.namespace, labels: { ...props.labels }, annotations: { ...props.annotations } },
-      // Only ports, as in gateway mode; no selector and no endpoints: the destination reads the target's.
-      spec: { ports: mirrorServicePorts(props.ports) },
-    });
+    addApiObjects(this, remoteDiscoveryMirrorObjects(props), () => 'service');
   }
 }
