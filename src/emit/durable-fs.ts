@@ -7,6 +7,7 @@ import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readd
 import { release } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { FsHost } from './fs-host.js';
+import { folderFilesOnThreads } from './folder-files-threads.js';
 
 /** The real file system, through node:fs. */
 export const NODE_FS_HOST: FsHost = {
@@ -17,6 +18,7 @@ export const NODE_FS_HOST: FsHost = {
   readdir: (path) => readdirSync(path),
   readdirEntries: (path) => readdirSync(path, { withFileTypes: true }),
   realpath: (path) => realpathSync(path),
+  folderFiles: (dirs) => folderFilesOnThreads(dirs, NODE_FS_HOST),
   writeFile: (_step, path, text, flush) => writeFile(path, text, flush),
   flush: (_step, files) => flushFiles(files),
   rename: (_step, from, to) => renameSync(from, to),

@@ -6,6 +6,7 @@
  * (test/fixtures/faulting-host.ts) to fail or crash at any step.
  */
 import type { Dirent, Stats } from 'node:fs';
+import type { FolderFiles } from './folder-files.js';
 
 /** Every named step of the write path, in the order a run meets them (see docs/safety/write-path.md). */
 export const WRITE_STEPS = [
@@ -63,6 +64,12 @@ export interface FsHost {
   readdirEntries(path: string): Dirent[];
   /** The real path of `path` (symbolic links resolved); throws when it does not exist. */
   realpath(path: string): string;
+  /**
+   * The record of the files below each folder of `dirs`, in order (src/emit/folder-files.ts: names
+   * and sizes, no file opened; undefined for a folder that cannot be listed or holds anything but
+   * files and folders). The real host walks on worker threads, beside the caller's own work.
+   */
+  folderFiles(dirs: readonly string[]): Promise<readonly (FolderFiles | undefined)[]>;
 
   // Writes: each is the named step `step` and durable unless said otherwise.
   /** Creates or truncates `path` and writes `text`; `flush`: fsync it too (else {@link flush} makes a batch durable). */

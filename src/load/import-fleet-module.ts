@@ -51,15 +51,19 @@ function redirectSourcesToCompiled(): void {
     nodeModule.register('./compiled-model-hooks.js', { parentURL: import.meta.url, data: redirect });
   }
   // A fleet file outside a "type": "module" package is CommonJS to Node and tsx: its imports are
-  // require() calls, which the hooks above do not see on Node 20. require() of the compiled (ESM)
-  // module returns the very instance the CLI imported. (tsx's scoped require compiles the TypeScript
-  // helper modules such a file requires, too.)
-  const cjs = nodeModule.createRequire(import.meta.url)('node:module') as CommonJsLoader;
+  // require() calls, which the hooks above do not see on Node 20. The compiled (ESM) module is
+  // required natively, from this module (require of ESM, Node >= 20.19), which returns the very
+  // instance the CLI imported. Loaded as the fleet file's own request instead, tsx's scoped require
+  // would compile it and every module it imports into a second copy of mirrorc (Node 20: 160
+  // modules, each through esbuild — most of the fleet import's time). (tsx's scoped require still
+  // compiles the TypeScript helper modules such a file requires.)
+  const nativeRequire = nodeModule.createRequire(import.meta.url);
+  const cjs = nativeRequire('node:module') as CommonJsLoader;
   const load = cjs._load;
   cjs._load = function redirectedLoad(this: unknown, request, parent, isMain) {
     const parentURL = parent?.filename ? pathToFileURL(parent.filename).href : undefined;
     const url = compiledCounterpart(request, parentURL, redirect);
-    return load.call(this, url ? fileURLToPath(url) : request, parent, isMain);
+    return url ? nativeRequire(fileURLToPath(url)) : load.call(this, request, parent, isMain);
   };
 }
 

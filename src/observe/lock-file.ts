@@ -7,7 +7,7 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
 import { compiledSectionSchema, LOCK_FORMAT, lockDocumentSchema, observedSectionSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
-import { unitRecordsAccepted } from '../state/lock-fast-check.js';
+import { pinnedIPsAccepted, unitRecordsAccepted } from '../state/lock-fast-check.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
@@ -93,8 +93,8 @@ export function readLock(path: string, readText: (path: string) => string = (p) 
 }
 
 /**
- * Whether the schema certainly accepts `lock` (whose format is checked), the unit records checked
- * in one pass instead of by zod (src/state/lock-fast-check.ts). False means "let the whole schema
+ * Whether the schema certainly accepts `lock` (whose format is checked), the unit records and
+ * pinned IPs checked in one pass instead of by zod (src/state/lock-fast-check.ts). False means "let the whole schema
  * decide": a refused lock is refused with the schema's messages, exactly as before.
  */
 function lockAccepted(lock: Partial<LockDocument>): boolean {
@@ -102,9 +102,9 @@ function lockAccepted(lock: Partial<LockDocument>): boolean {
   if (keys.length !== 3 || !keys.every((k) => k === 'format' || k === 'observed' || k === 'compiled')) return false;
   const compiled = lock.compiled as Record<string, unknown>;
   if (!Object.keys(compiled).every((k) => k === 'units' || k === 'pinnedServiceIPs' || k === 'sources')) return false;
-  const { units, ...rest } = compiled;
-  if (!unitRecordsAccepted(units)) return false;
-  const small = compiledSectionSchema.omit({ units: true });
+  const { units, pinnedServiceIPs, ...rest } = compiled;
+  if (!unitRecordsAccepted(units) || !pinnedIPsAccepted(pinnedServiceIPs)) return false;
+  const small = compiledSectionSchema.omit({ units: true, pinnedServiceIPs: true });
   return small.safeParse(rest).success && observedSectionSchema.safeParse(lock.observed).success;
 }
 

@@ -66,7 +66,7 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
   // synth and observe skip sources and unit families whose inputs did not change and whose folders are intact.
   // A source's record counts only with the lock's own unit records (not with records adopted from a folder the lock does not describe).
   const sources = Object.fromEntries(Object.entries(loaded.previousSources ?? {}).filter(([cluster]) => loaded.previousUnits?.[cluster] !== undefined && loaded.previousUnits[cluster] === records[cluster]));
-  const incremental = { records, sources, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir, run.host) } : {}) };
+  const incremental = { records, sources, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir, run.host, loaded.unitFolders) } : {}) };
   // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
   const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
   const compile = (s: FleetSnapshot, onCompiled?: () => void, sink?: RenderedClusterSink): CompiledTree => {

@@ -16,6 +16,7 @@ import { lockGatewayProblems } from '../observe/gateway-checks.js';
 import { kubeconfigFileProblem } from '../observe/kubeconfig-file-problem.js';
 import { LockFileError, readLock } from '../observe/lock-file.js';
 import type { SourceRecords, UnitRecords } from '../state/lock-document.js';
+import { walkUnitFolders, type UnitFolderFiles } from '../state/unit-folders.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { parseDuration } from '../util/duration.js';
 import type { RunContext } from './run-context.js';
@@ -48,6 +49,8 @@ export interface Loaded {
   readonly lockText?: string;
   /** The staleness limit in force: `--max-stale`, else the fleet's; never for offline runs. */
   readonly staleLimit?: StaleLimit;
+  /** synth and observe: the files of every unit folder of `dist/`, walked under the run lock after recovery (the integrity check compares them with the lock's records). */
+  readonly unitFolders?: UnitFolderFiles;
 }
 
 /**
@@ -75,6 +78,7 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
     throw new InvalidInputError('--max-stale limits how long clusters may go unobserved, and --offline observes none: leave --max-stale out of offline runs (put it on the run that observes)');
   }
   // One writer at a time: it then completes (or undoes) whatever an interrupted run left.
+  let walking: Promise<UnitFolderFiles | undefined> | undefined;
   if (mode === 'write' || mode === 'observe') {
     held.push(await acquireRunLock(outDir, {
       ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
@@ -83,6 +87,10 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
       host,
     }));
     recoverInterruptedWrite(outDir, lockFile, host);
+    // Nothing else writes dist/ now (the run lock) and nothing of an interrupted run is left to
+    // complete: its unit folders are walked (on worker threads) while the fleet is imported and the
+    // lock parsed. A walk that fails leaves the check to walk each folder when it is asked.
+    walking = walkUnitFolders(outDir, host).catch(() => undefined);
   }
   const paths: RunPaths = { outDir, lockFile, deliveryDir, committedLock: committedPath(outDir, lockFile, host) };
 
@@ -107,7 +115,8 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
     : maxStaleMs !== undefined ? { text: maxStaleFlag!, ms: maxStaleMs, origin: '--max-stale' }
       : spec.stalenessLimit ? { text: spec.stalenessLimit.maxStale, ms: spec.stalenessLimit.maxStaleMs, origin: "the fleet's StalenessLimit maxStale" }
         : undefined;
-  return { paths, spec, previous, ...(previousUnits ? { previousUnits } : {}), ...(previousSources ? { previousSources } : {}), ...(lockText !== undefined ? { lockText } : {}), ...(staleLimit ? { staleLimit } : {}) };
+  const unitFolders = await walking;
+  return { paths, spec, previous, ...(previousUnits ? { previousUnits } : {}), ...(previousSources ? { previousSources } : {}), ...(lockText !== undefined ? { lockText } : {}), ...(staleLimit ? { staleLimit } : {}), ...(unitFolders ? { unitFolders } : {}) };
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * The lock's unit records checked in one pass, without zod: at fleet size they are most of the lock
- * (190,000 mirrors at 20×500), and the schema's per-key refinements cost seconds. The pass accepts
+ * The lock's unit records and pinned IPs checked in one pass, without zod: at fleet size they are
+ * most of the lock (190,000 mirrors at 20×500, one pinned IP per per-pod mirror), and the schema's
+ * per-key refinements cost seconds. The pass accepts
  * only what the schema accepts (the same name predicates, patterns and field sets, plain JSON
  * objects only); whatever it does not accept — a bad record, or merely something it does not know —
  * is left to the schema, so a refused lock is refused with the schema's own messages.
  */
-import { clusterNameProblem } from '../util/k8s-names.js';
+import { clusterNameProblem, ipLiteralProblem } from '../util/k8s-names.js';
 import { namespacedKey, ORIGIN_PATTERN, SHA256_PATTERN, unitNameProblem } from './lock-document.js';
 
 const UNIT_RECORD_FIELDS = new Set(['inputs', 'files', 'mirrors', 'podMirrors', 'imports']);
@@ -71,4 +72,24 @@ function filesAccepted(files: unknown): boolean {
 /** A non-negative safe integer (what z.number().int().nonnegative() accepts), -0 left to the schema. */
 function count0(value: unknown): boolean {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && !Object.is(value, -0);
+}
+
+/**
+ * Whether `pinned` (the lock's `compiled.pinnedServiceIPs`, absent or cluster → `namespace/name` →
+ * IP literal) certainly matches its schema. False means "ask the schema".
+ */
+export function pinnedIPsAccepted(pinned: unknown): boolean {
+  if (pinned === undefined) return true;
+  if (!isPlainObject(pinned)) return false;
+  const clusterOk = accepting(clusterNameProblem);
+  const keyOk = accepting(namespacedKey);
+  for (const cluster of Object.keys(pinned)) {
+    const byService = pinned[cluster];
+    if (!clusterOk(cluster) || !isPlainObject(byService)) return false;
+    for (const key of Object.keys(byService)) {
+      const ip = byService[key];
+      if (!keyOk(key) || typeof ip !== 'string' || ipLiteralProblem(ip) !== undefined) return false;
+    }
+  }
+  return true;
 }

@@ -8,6 +8,7 @@ import { NODE_FS_HOST } from '../emit/durable-fs.js';
 import type { FsHost } from '../emit/fs-host.js';
 import type { FileTree } from '../emit/render-files.js';
 import { readTree } from '../emit/read-tree.js';
+import { folderFileSizes } from '../emit/folder-files.js';
 import type { UnitFiles, UnitRecords } from './lock-document.js';
 import { treeUnitRecords } from './adopt-dist.js';
 import { filesRecord } from './unit-inventory.js';
@@ -19,37 +20,52 @@ import { filesRecord } from './unit-inventory.js';
  * first folder that holds more files than recorded.
  */
 export function folderMatches(dir: string, files: UnitFiles, host: FsHost = NODE_FS_HOST): boolean {
-  const sizes: [string, number][] = [];
-  const walk = (abs: string, rel: string): boolean => {
-    let entries;
-    try {
-      entries = host.readdirEntries(abs);
-    } catch {
-      return false;
-    }
-    for (const entry of entries) {
-      const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      const absPath = `${abs}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (!walk(absPath, relPath)) return false;
-      } else if (entry.isFile()) {
-        const stats = host.lstat(absPath);
-        if (stats === undefined || !stats.isFile()) return false;
-        sizes.push([relPath, stats.size]);
-        if (sizes.length > files.count) return false;
-      } else return false;
-    }
-    return true;
-  };
-  if (!walk(dir, '')) return false;
-  if (sizes.length !== files.count) return false;
-  const found = filesRecord(sizes);
-  return found.bytes === files.bytes && found.digest === files.digest;
+  const sizes = folderFileSizes(dir, host, files.count);
+  return sizes !== undefined && sizes.length === files.count && sameFiles(filesRecord(sizes), files);
 }
 
-/** The integrity check of the unit folders of `outDir`. */
-export function unitFolderCheck(outDir: string, host: FsHost = NODE_FS_HOST): (cluster: string, unit: string, files: UnitFiles) => boolean {
-  return (cluster, unit, files) => folderMatches(join(outDir, cluster, unit), files, host);
+function sameFiles(found: UnitFiles, files: UnitFiles): boolean {
+  return found.count === files.count && found.bytes === files.bytes && found.digest === files.digest;
+}
+
+/** The files of every unit folder (`<cluster>/<unit>`) of an output folder, as walked once: undefined for a folder that has no record. */
+export type UnitFolderFiles = ReadonlyMap<string, UnitFiles | undefined>;
+
+/**
+ * Walks every unit folder of `outDir` (each folder inside each cluster folder) through
+ * `host.folderFiles`, which the real host runs on worker threads: the caller starts it and does
+ * other work (the fleet import, the lock's parse) until it needs the answer. Only a caller that holds
+ * the run lock and has completed any interrupted write may start it: nothing may change `dist/`
+ * between the walk and the check that uses it.
+ */
+export async function walkUnitFolders(outDir: string, host: FsHost = NODE_FS_HOST): Promise<UnitFolderFiles> {
+  const units: string[] = [];
+  for (const cluster of directories(host, outDir)) for (const unit of directories(host, join(outDir, cluster))) units.push(`${cluster}/${unit}`);
+  const records = await host.folderFiles(units.map((u) => join(outDir, u)));
+  return new Map(units.map((u, i) => [u, records[i]]));
+}
+
+function directories(host: FsHost, dir: string): string[] {
+  try {
+    return host.readdirEntries(dir).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The integrity check of the unit folders of `outDir`: from `walked` (the whole output walked once,
+ * {@link walkUnitFolders}) when it knows the folder, else by walking the folder now.
+ */
+export function unitFolderCheck(outDir: string, host: FsHost = NODE_FS_HOST, walked?: UnitFolderFiles): (cluster: string, unit: string, files: UnitFiles) => boolean {
+  return (cluster, unit, files) => {
+    const key = `${cluster}/${unit}`;
+    if (walked?.has(key)) {
+      const found = walked.get(key);
+      return found !== undefined && sameFiles(found, files);
+    }
+    return folderMatches(join(outDir, cluster, unit), files, host);
+  };
 }
 
 /**

@@ -2,11 +2,11 @@
  * A delivery unit's inventory: the mirrors it holds, taken from its objects when they are rendered
  * (never read back from `dist/`), and the digest of its files that the integrity check compares.
  */
-import { createHash } from 'node:crypto';
 import { HEADLESS_MIRROR_SVC_NAME_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
 import { MCS_SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../contract/kubernetes.js';
 import { clusterNameProblem, dns1123LabelProblem } from '../util/k8s-names.js';
 import { compareStrings } from '../util/order.js';
+import { folderFilesRecord } from '../emit/folder-files.js';
 import type { UnitFiles, UnitRecord } from './lock-document.js';
 
 interface ObjectLike {
@@ -63,16 +63,7 @@ export function objectInventory(objects: Iterable<unknown>): Pick<UnitRecord, 'm
 
 /** The files record of a unit folder from its files' paths (relative to the unit folder) and byte sizes. */
 export function filesRecord(sizes: Iterable<readonly [string, number]>): UnitFiles {
-  // One line per file, `<path>\0<size>\n`: NUL sorts below every character of a name, so sorting the
-  // lines natively sorts them by path (code-unit order), and the digest is of one string.
-  const lines: string[] = [];
-  let bytes = 0;
-  for (const [path, size] of sizes) {
-    lines.push(`${path}\0${size}\n`);
-    bytes += size;
-  }
-  lines.sort();
-  return { count: lines.length, bytes, digest: createHash('sha256').update(lines.join('')).digest('hex') };
+  return folderFilesRecord(sizes);
 }
 
 function sorted(record: Record<string, string>): Record<string, string> {

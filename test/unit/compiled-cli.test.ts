@@ -94,6 +94,22 @@ describe('the compiled CLI', () => {
     });
   }
 
+  // Loaded as the fleet file's own require, tsx compiled every module of lib/ into a second copy (Node 20): 160 modules through esbuild, most of a large fleet's import time.
+  for (const [kind, esm] of [['CommonJS', false], ['an ES module', true]] as const) {
+    test(`GIVEN a TypeScript fleet file that is ${kind} and checks that its Fleet class is the CLI's WHEN synth --offline runs compiled THEN it passes (one copy of mirrorc), exit 0`, async () => {
+      const fleet = FLEET.replace('type Fleet', 'Fleet').replace("import { names } from './names.js';", "const names = { source: 'a', target: 'b' };")
+        .replace('(fleet: Fleet): void {', "(fleet: Fleet): void { if (!(fleet instanceof Fleet)) throw new Error('the fleet file loaded a second copy of mirrorc');");
+      const repo = scratchRepo(fleet, esm);
+      try {
+        const run = await runCompiledCli(['synth', '--offline'], repo.dir);
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(run.stderr, /^a\s+[1-9]\d*\s+0\s+0\s+0$/m);
+      } finally {
+        repo.remove();
+      }
+    });
+  }
+
   test('GIVEN a fleet file with a ReferenceError WHEN synth --offline runs compiled THEN the message names the same file, line and column as the tsx run, exit 2, nothing written', async () => {
     const broken = FLEET.replace("new Cluster(fleet, names.target)", 'new Cluster(fleet, nmes.target)');
     const { tsx, compiled } = await bothWays(broken, true, ['synth', '--offline']);

@@ -10,7 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ExitCode } from '../../src/errors/exit-codes.js';
+import { NODE_FS_HOST } from '../../src/emit/durable-fs.js';
+import type { FsHost } from '../../src/emit/fs-host.js';
 import { readTree } from '../../src/emit/read-tree.js';
+import { faultingHost } from '../fixtures/faulting-host.js';
 import { runSynth, type SynthOptions } from '../../src/pipeline/run-synth.js';
 import { treeUnitRecords } from '../../src/state/adopt-dist.js';
 import type { LockDocument } from '../../src/state/lock-document.js';
@@ -406,6 +409,47 @@ test('GIVEN a mirror-name clash decided by the recorded owner WHEN that owner is
     // THEN london is planned again: with no owner, neither claimant gets the name, as a full render of that lock decides
     assert.deepEqual(await assertSameAsFullRender(s), ['ap', 'east', 'eu', 'us', 'west']);
     assert.ok(!readTree(join(s.outDir, 'london')).has('from-lyon/default/service-maps-lyon.yaml'));
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN a synth that failed after its commit point (an object not yet put in place) WHEN synth runs again THEN it walks the unit folders only after the interrupted write is completed, and writes what a full render writes', async () => {
+  const s = await settledScratch();
+  try {
+    // GIVEN a changed gateway address, and a run that fails putting the first object in place (after its journal is committed)
+    writeFileSync(s.lockPath, readFileSync(s.lockPath, 'utf8').replace('198.51.100.7', '198.51.100.8'));
+    const lockText = readFileSync(s.lockPath, 'utf8');
+    const failed = await s.run({ host: faultingHost('errno:EIO:apply-object') });
+    assert.equal(failed.exitCode, ExitCode.WRITE_FAILED, failed.error);
+    // WHEN synth runs again with a host that records its calls
+    const calls: string[] = [];
+    const recording = Object.fromEntries(Object.entries(NODE_FS_HOST).map(([name, fn]) => [name, (...args: unknown[]) => {
+      calls.push(`${name}${typeof args[0] === 'string' && /^(apply|txn|journal)-/.test(args[0]) ? ` ${args[0]}` : ''}`);
+      return (fn as (...a: unknown[]) => unknown)(...args);
+    }])) as unknown as FsHost;
+    const again = await s.run({ host: recording });
+    assert.equal(again.exitCode, ExitCode.OK, again.error);
+    // THEN the interrupted write was completed (its objects put in place) before the one walk of the unit folders
+    const walk = calls.indexOf('folderFiles');
+    assert.ok(walk > 0, `the unit folders were walked through the host: ${[...new Set(calls)].join(', ')}`);
+    assert.equal(calls.lastIndexOf('folderFiles'), walk, 'one walk');
+    const applied = calls.lastIndexOf('rename apply-object');
+    assert.ok(applied >= 0 && applied < walk, `the recovery's apply-object renames come before the walk: ${calls.slice(0, walk + 1).filter((c) => c.includes(' ')).join(', ')}`);
+    // (whatever is put in place after the walk is this run's own, committed after it)
+    const commit = calls.indexOf('rename journal-commit', walk);
+    calls.forEach((c, i) => assert.ok(i < walk || !c.includes(' apply-') || (commit >= 0 && commit < i), `${c} after the walk, before this run's commit`));
+    // AND the output is what a full render of the lock writes
+    const full = mkdtempSync(join(tmpdir(), 'mirrorc-full-'));
+    try {
+      writeFileSync(join(full, 'fleet.lock.json'), lockText);
+      const f = await runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, log: () => {}, print: () => {} });
+      assert.equal(f.exitCode, ExitCode.OK, f.error);
+      assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
+      assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
+    } finally {
+      rmSync(full, { recursive: true, force: true });
+    }
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }

@@ -10,7 +10,7 @@ import { LockFileError, readLock, readLockFile, renderLockFile } from '../../src
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../../src/snapshot/snapshot.js';
 import { schemaProblems } from '../../src/observe/lock-schema.js';
 import { lockDocumentSchema, type SourceRecords, type UnitRecords } from '../../src/state/lock-document.js';
-import { unitRecordsAccepted } from '../../src/state/lock-fast-check.js';
+import { pinnedIPsAccepted, unitRecordsAccepted } from '../../src/state/lock-fast-check.js';
 
 let dir: string;
 before(() => {
@@ -201,6 +201,36 @@ describe('readLockFile', () => {
       const expected = schemaProblems(lockDocumentSchema, document);
       assert.ok(expected.length > 0, 'the schema refuses it');
       const error = lockError(lockWith(`bad-${name.replace(/[^a-z]+/g, '-')}.lock.json`, JSON.stringify(document)));
+      assert.deepEqual(error.problems, expected);
+    });
+  }
+
+  // The pinned IPs too: one per per-pod mirror, checked in the same pass.
+  const withPinned = (): Record<string, any> => JSON.parse(renderLockFile({ ...sampleSnapshot(), pinnedServiceIPs: { east: { 'shop/db-0-west': '10.96.0.10', 'shop/db-1-west': 'fd00::a' }, west: { 'shop/db-0-east': '10.96.0.11' } } }, goodUnits()));
+  const badPins: [string, (p: Record<string, any>) => void][] = [
+    ['an IP with a leading zero', (p) => (p.east['shop/db-0-west'] = '10.96.0.010')],
+    ['a host name for an IP', (p) => (p.east['shop/db-0-west'] = 'db.example')],
+    ['a number for an IP', (p) => (p.east['shop/db-0-west'] = 10)],
+    ['a key that is no namespace/name', (p) => (p.east['shop-db-0-west'] = '10.96.0.12')],
+    ['a cluster name with upper case', (p) => (p.East = p.east)],
+    ['an array for a cluster', (p) => (p.west = ['10.96.0.11'])],
+    ['null for a cluster', (p) => (p.west = null)],
+  ];
+  test('the one-pass check accepts valid pinned IPs, and none', () => {
+    const document = withPinned();
+    assert.equal(pinnedIPsAccepted(document.compiled.pinnedServiceIPs), true);
+    assert.equal(pinnedIPsAccepted(undefined), true);
+    assert.deepEqual(schemaProblems(lockDocumentSchema, document), []);
+    assert.deepEqual(readLock(lockWith('pinned.lock.json', JSON.stringify(document))).snapshot.pinnedServiceIPs, document.compiled.pinnedServiceIPs);
+  });
+  for (const [name, edit] of badPins) {
+    test(`a hand-edited pinned IP record (${name}) is refused with the schema's own problems`, () => {
+      const document = withPinned();
+      edit(document.compiled.pinnedServiceIPs);
+      assert.equal(pinnedIPsAccepted(document.compiled.pinnedServiceIPs), false);
+      const expected = schemaProblems(lockDocumentSchema, document);
+      assert.ok(expected.length > 0, 'the schema refuses it');
+      const error = lockError(lockWith(`bad-pin-${name.replace(/[^a-z]+/g, '-')}.lock.json`, JSON.stringify(document)));
       assert.deepEqual(error.problems, expected);
     });
   }
