@@ -558,6 +558,12 @@ test('GIVEN a settled full mesh WHEN one target changes in each way (port, new a
     assert.deepEqual(exhausted, ['c01', 'c04', 'x-c02'], 'the exhausted range was reported by every source of c02');
     editServices(s, 'c02', (services) => services.map((svc) => (svc === services.find(HEADLESS) ? { ...svc, hostnames: (svc.hostnames ?? []).slice(0, 3) } : svc)));
     await assertMeshSameAsFull(s);
+    // a file of a family c04 would keep is deleted by hand while c02 changes: c04 is planned whole, and the file is back
+    const keptFile = [...readTree(join(s.outDir, 'c04')).keys()].find((p) => p.startsWith('from-x-c02/') && !p.endsWith('kustomization.yaml'))!;
+    unlinkSync(join(s.outDir, 'c04', keptFile));
+    editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'x-c02': 'from-c02 shared' });
+    assert.ok(readTree(join(s.outDir, 'c04')).has(keptFile));
     // and a port change after all that is planned in part again
     editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
     assert.deepEqual(await assertMeshSameAsFull(s), { 'c04': 'from-c02 shared', 'x-c02': 'from-c02 shared' });
