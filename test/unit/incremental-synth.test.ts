@@ -557,6 +557,21 @@ test('GIVEN a settled full mesh WHEN one target changes in each way (port, new a
     assert.deepEqual(await assertMeshSameAsFull(s), { 'x-c02': 'from-c02 shared' });
     editServices(s, 'x-c02', (services) => services.filter((svc) => !svc.name.startsWith('long-')));
     assert.deepEqual(await assertMeshSameAsFull(s), {});
+    // a clash no one owns (both claimants new at once: both skipped), resolved by one side: the other side's kept family must get its mirror back
+    const other = readLockDocument(s.lockPath).observed.targets['x-c02']!.services.find(GATEWAY)!;
+    editServices(s, 'x-c02', (services) => [...services, { ...other, name: 'zz' }]);
+    editServices(s, 'c02', (services) => [...services, { ...services.find(GATEWAY)!, namespace: other.namespace, name: 'zz-x' }]);
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'c02': 'from-x-c02 shared', 'x-c02': 'from-c02 shared' }, 'the sources of both (c01, c04) have the clash: planned whole');
+    assert.ok(readFileSync(s.lockPath, 'utf8').includes('none of them has that mirror yet'), 'neither claimant got the name');
+    editServices(s, 'c02', (services) => services.filter((svc) => svc.name !== 'zz-x'));
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'x-c02': 'from-c02 shared' });
+    assert.ok(readTree(join(s.outDir, 'c04')).has(`from-x-c02/${other.namespace}/service-zz-x-c02.yaml`), 'x-c02\'s zz is mirrored now');
+    // a source's own namespace gone (its base digest: every family of it reads its namespaces) while c02 changes: that source is planned whole
+    editLock(s, (lock) => {
+      lock.observed.sources['c04']!.namespaces = lock.observed.sources['c04']!.namespaces.filter((n) => n !== other.namespace);
+    });
+    editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'c01': 'from-c02 shared', 'x-c02': 'from-c02 shared' });
     // a foreign Service appears in c01 (its own observation: planned whole) while a port of c02 changes (the others: in part)
     editLock(s, (lock) => {
       const mirror = Object.keys(lock.compiled.units['c01']!['from-c04']!.mirrors!)[0]!;
