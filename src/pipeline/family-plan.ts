@@ -17,7 +17,6 @@
  * - a family it would keep has no input digest, or fails the integrity check of its folder.
  */
 import type { PartialSourceInput } from '../compile/compile-fleet.js';
-import { WHOLE_SOURCE_CODES } from '../compile/compile-fleet.js';
 import { BASE_UNIT, parseUnitName, unitFamily } from '../delivery/delivery-units.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import type { SourceRecord, UnitFiles, UnitRecords } from '../state/lock-document.js';
@@ -48,7 +47,8 @@ export function partialSource(source: string, inputs: UnitInputs, snapshot: Flee
   const units = state?.records[source];
   const families = record?.families;
   if (!state?.intact || !record || !families || !units || strict) return undefined;
-  if ((record.owners && Object.keys(record.owners).length > 0) || (record.warnings ?? []).some((w) => WHOLE_SOURCE_CODES.has(w.code))) return undefined;
+  // (A last plan with a name-isolation or pinned-IP finding is refused by planPartialSource, which is given the warnings.)
+  if (record.owners && Object.keys(record.owners).length > 0) return undefined;
   if (families.base !== inputs.base(source, strict, snapshot.pinnedServiceIPs?.[source])) return undefined;
   const targets = inputs.targetsOf(source);
   if (targets.length !== Object.keys(families.targets).length || targets.some((t) => families.targets[t] === undefined)) return undefined;
