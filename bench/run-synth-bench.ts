@@ -106,8 +106,8 @@ function logTail(logFile: string, lines = 8): string {
  * first port number + 1. Returns what was changed, for the report.
  */
 export function changeOneService(lockFile: string, notTarget?: string): string {
-  // The unit records stay: the run after this change is an incremental one, as in CI.
-  const { snapshot: lock, units } = readLock(lockFile);
+  // The unit and source records stay: the run after this change is an incremental one, as in CI.
+  const { snapshot: lock, units, sources } = readLock(lockFile);
   const isGatewayMirror = (s: ObservedService): boolean => s.labels[EXPORTED_LABEL] === EXPORTED_GATEWAY_VALUE && !s.headless && s.ports.length > 0;
   const found = Object.entries(lock.targets).find(([name, t]) => name !== notTarget && t.services.some(isGatewayMirror));
   if (!found) throw new Error(`${lockFile} has no gateway-mode service to change`);
@@ -118,7 +118,7 @@ export function changeOneService(lockFile: string, notTarget?: string): string {
   const changed: ObservedService = { ...svc, ports: [{ ...first!, port: first!.port + 1 }, ...rest] };
   const services = target.services.map((s, i) => (i === index ? changed : s));
   const next: FleetSnapshot = { ...lock, targets: { ...lock.targets, [targetName]: { ...target, services } } };
-  writeFileAtomically(lockFile, renderLockFile(next, units));
+  writeFileAtomically(lockFile, renderLockFile(next, units, sources));
   return `${targetName} ${svc.namespace}/${svc.name} port ${first!.port} → ${first!.port + 1}`;
 }
 

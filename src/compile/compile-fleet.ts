@@ -6,7 +6,9 @@
  * cannot freeze the fleet; `strict` makes it an error again.
  */
 import type { Construct } from 'constructs';
-import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
+import type { ClusterSpec, FleetSpec, LinkSpec } from '../model/fleet-spec.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { unitFamily } from '../delivery/delivery-units.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { compareBy, compareStrings, sortedRecord, sortedUnique } from '../util/order.js';
 import { CompileError, Diagnostics } from './diagnostics.js';
@@ -67,6 +69,12 @@ export interface CompileOptions {
    */
   readonly unplanned?: ReadonlySet<string>;
   /**
+   * Sources that may be planned in part: only the unit families of their changed targets and
+   * `shared` (synth's family planning, src/pipeline/family-plan.ts). A source whose partial plan
+   * cannot be shown equal to its full plan is planned in full. @default every source planned in full
+   */
+  readonly partial?: ReadonlyMap<string, PartialSourceInput>;
+  /**
    * Make a problem of one mirror (over-long name, name clash, pinned-IP collision) a fleet-wide
    * error, as `--strict` does; otherwise that mirror alone is skipped with a warning. @default false
    */
@@ -86,6 +94,21 @@ export interface CompileOptions {
    * @default none does
    */
   readonly previousMirrors?: (origin: string, source: string) => boolean;
+}
+
+/**
+ * What the partial plan of one source starts from: which targets changed, and what the families of
+ * the others left in the lock (docs/incremental-planning.md, "Per-family planning").
+ */
+export interface PartialSourceInput {
+  /** The targets whose `from-<target>` family is planned (their observation changed); `shared` is always planned. */
+  readonly changedTargets: ReadonlySet<string>;
+  /** The warnings of the source's last plan, in order. */
+  readonly warnings: readonly Diagnostic[];
+  /** How many of {@link warnings} each link's selection and mirrors gave, in link order (the rest came after every link). */
+  readonly linkWarnings: readonly number[];
+  /** `namespace/name` of every Service the families that are not planned hold (the inventories of their unit records). */
+  readonly keptNames: ReadonlySet<string>;
 }
 
 /** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
@@ -125,7 +148,13 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   // next time can report its own again.
   const plans = sources.filter((s) => !options.unplanned?.has(s)).map((source) => {
     const own = new Diagnostics(options.strict ?? false);
-    const plan = planSource(source, trusted, snapshot, own, options, memo);
+    const input = options.partial?.get(source);
+    const partial = input ? planPartialSource(source, trusted, snapshot, options, memo, input) : undefined;
+    if (partial) {
+      own.merge(partial.diagnostics);
+      appendAll(own.notes, partial.diagnostics.notes);
+    }
+    const plan = partial?.plan ?? planSource(source, trusted, snapshot, own, options, memo);
     diagnostics.merge(own);
     appendAll(diagnostics.notes, own.notes);
     return { ...plan, warnings: own.warningFindings };
@@ -163,6 +192,13 @@ export interface SourcePlan {
   readonly pinnedIPs: Record<string, string>;
   /** The warnings of this source's planning, in order (part of the fleet's diagnostics). @default none */
   readonly warnings?: readonly Diagnostic[];
+  /** How many of the warnings each link's selection and mirrors gave, in link order (the lock keeps it for a partial plan). @default unknown */
+  readonly linkWarnings?: readonly number[];
+  /**
+   * A partial plan: the unit families (`from-<target>`) it did not plan, whose units are absent from
+   * {@link units} and whose records the lock keeps as they are. @default none: every family planned
+   */
+  readonly keptFamilies?: readonly string[];
 }
 
 function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions, memo: PlanMemo): SourcePlan {
@@ -180,35 +216,11 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   // One lookup per source, told which source asks (the generic-gateway ports are worked out per lookup).
   const previousMirrors = options.previousMirrors;
   const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
+  const linkWarnings: number[] = [];
   for (const link of links) {
-    const flat: MirrorUnit[] = [];
-    for (const request of selectMirrors(link, fleet, snapshot, diagnostics, established, memo)) {
-      const ns = request.placement?.namespace ?? request.service.namespace;
-      if (!link.mirrorSystemNamespaces) {
-        const system = systemNamespaceProblem(request, memo, ns);
-        if (system) {
-          diagnostics.warn(Diag.SYSTEM_NAMESPACE_SKIPPED, `${source}: ${system}, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; set mirrorSystemNamespaces: true on link ${link.path} to mirror system namespaces`, { cluster: source, target: request.link.target, namespace: request.service.namespace, service: request.service.name });
-          continue;
-        }
-      }
-      if (sourceNamespaces && !sourceNamespaces.has(ns)) {
-        if (!link.createMissingNamespaces) {
-          diagnostics.warn(Diag.NAMESPACE_MISSING, `${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`, { cluster: source, target: request.link.target, namespace: request.service.namespace, service: request.service.name });
-          continue;
-        }
-        namespaces.add(ns);
-      }
-      // MCS links: gateway-mode services become ServiceImports, planned across links below.
-      if (link.mcs && request.mode === 'gateway') {
-        mcsRequests.push(request);
-        continue;
-      }
-      const unit = planMirror(request, diagnostics, memo);
-      if (!unit) continue;
-      planned.push(unit);
-      if (request.mode === 'remote-discovery') flat.push(unit);
-    }
-    flatNeeds.set(link.path, flat);
+    const before = diagnostics.findings.length;
+    flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned, mcsRequests }, false));
+    linkWarnings.push(countWarnings(diagnostics.findings, before));
   }
   appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
@@ -283,10 +295,170 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
         units: sortedUnits(all),
         requirements: requirements.sort(compareBy((r) => r.target)),
         pinnedIPs: sortedRecord(pinnedIPs),
+        linkWarnings,
       };
     }
     for (const key of newlyFailed) failedPins.add(key);
   }
+}
+
+/** What the link loop of a source's plan collects. */
+interface LinkCollect {
+  readonly namespaces: Set<string>;
+  readonly planned: MirrorUnit[];
+  readonly mcsRequests: MirrorRequest[];
+}
+
+/**
+ * The mirrors of one link: selection, the system-namespace and missing-namespace checks, MCS
+ * requests set aside, each other request planned in its mode. With `skipGateway`, gateway-mode
+ * requests pass every check but are not planned (a partial plan's kept family). Returns the link's
+ * flat (remote-discovery) units.
+ */
+function planLinkMirrors(source: string, link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, sourceNamespaces: ReadonlySet<string> | undefined, diagnostics: Diagnostics, established: ((origin: string) => boolean) | undefined, memo: PlanMemo, into: LinkCollect, skipGateway: boolean): MirrorUnit[] {
+  const flat: MirrorUnit[] = [];
+  for (const request of selectMirrors(link, fleet, snapshot, diagnostics, established, memo)) {
+    const ns = request.placement?.namespace ?? request.service.namespace;
+    if (!link.mirrorSystemNamespaces) {
+      const system = systemNamespaceProblem(request, memo, ns);
+      if (system) {
+        diagnostics.warn(Diag.SYSTEM_NAMESPACE_SKIPPED, `${source}: ${system}, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; set mirrorSystemNamespaces: true on link ${link.path} to mirror system namespaces`, { cluster: source, target: request.link.target, namespace: request.service.namespace, service: request.service.name });
+        continue;
+      }
+    }
+    if (sourceNamespaces && !sourceNamespaces.has(ns)) {
+      if (!link.createMissingNamespaces) {
+        diagnostics.warn(Diag.NAMESPACE_MISSING, `${source}: namespace "${ns}" does not exist, so ${request.link.target}/${request.service.namespace}/${request.service.name} is not mirrored; create the namespace, or set createMissingNamespaces on link ${link.path}`, { cluster: source, target: request.link.target, namespace: request.service.namespace, service: request.service.name });
+        continue;
+      }
+      into.namespaces.add(ns);
+    }
+    // MCS links: gateway-mode services become ServiceImports, planned across links below.
+    if (link.mcs && request.mode === 'gateway') {
+      into.mcsRequests.push(request);
+      continue;
+    }
+    if (skipGateway && request.mode === 'gateway') continue;
+    const unit = planMirror(request, diagnostics, memo);
+    if (!unit) continue;
+    into.planned.push(unit);
+    if (request.mode === 'remote-discovery') flat.push(unit);
+  }
+  return flat;
+}
+
+/** The warnings among `findings` from index `from` on. */
+function countWarnings(findings: readonly Diagnostic[], from: number): number {
+  let n = 0;
+  for (let i = from; i < findings.length; i++) if (findings[i]!.severity === 'warning') n++;
+  return n;
+}
+
+/** The diagnostic codes of name isolation and pinned IPs: a source whose last plan reported one is planned in full. */
+export const WHOLE_SOURCE_CODES: ReadonlySet<string> = new Set([Diag.MIRROR_NAME_CLASH.code, Diag.MIRROR_NAME_INVALID.code, Diag.PINNED_IP_UNAVAILABLE.code, Diag.SOURCE_NEVER_OBSERVED.code]);
+
+/**
+ * The partial plan of `source`: the families of `input.changedTargets` and `shared` in full, the
+ * others only as far as what every family shares needs them (each link's selection and namespace
+ * checks, its flat mirrors for the credentials requirement, its headless mirrors for `-global` and the
+ * pinned IPs), their warnings taken from the lock in their place. Undefined wherever the result might
+ * differ from {@link planSource}'s (docs/incremental-planning.md, "When a partial plan falls back"):
+ * strict, an unobserved source, foreign or managed names in the source, MCS links, two links to one
+ * target, any name isolation finding, a name a kept family holds, a pinned IP not had or changed.
+ */
+function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, memo: PlanMemo, input: PartialSourceInput): { plan: SourcePlan; diagnostics: Diagnostics } | undefined {
+  const sourceSnapshot = snapshot.sources[source];
+  if (options.strict || !sourceSnapshot) return undefined;
+  if (sourceSnapshot.foreignServices.length > 0 || (sourceSnapshot.foreignServiceImports ?? []).length > 0 || (sourceSnapshot.managedNamespaces ?? []).length > 0) return undefined;
+  const links = fleet.links.filter((l) => l.source === source);
+  if (links.length !== input.linkWarnings.length || links.some((l) => l.mcs) || new Set(links.map((l) => l.target)).size !== links.length) return undefined;
+  if (input.linkWarnings.reduce((a, b) => a + b, 0) > input.warnings.length) return undefined;
+  if (input.warnings.some((w) => WHOLE_SOURCE_CODES.has(w.code))) return undefined;
+  const diagnostics = new Diagnostics(false);
+  // The kept families' own findings are the lock's: what the links they plan again find goes nowhere.
+  const scratch = new Diagnostics(false);
+  const sourceNamespaces = new Set(sourceSnapshot.namespaces);
+  const namespaces = new Set<string>();
+  const planned: MirrorUnit[] = [];
+  const mcsRequests: MirrorRequest[] = [];
+  const flatNeeds = new Map<string, MirrorUnit[]>();
+  const previousMirrors = options.previousMirrors;
+  const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
+  const linkWarnings: number[] = [];
+  let offset = 0;
+  links.forEach((link, i) => {
+    const recorded = input.linkWarnings[i]!;
+    if (input.changedTargets.has(link.target)) {
+      const before = diagnostics.findings.length;
+      flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned, mcsRequests }, false));
+      linkWarnings.push(countWarnings(diagnostics.findings, before));
+    } else {
+      flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, scratch, established, memo, { namespaces, planned, mcsRequests }, true));
+      appendAll(diagnostics.findings, input.warnings.slice(offset, offset + recorded));
+      linkWarnings.push(recorded);
+    }
+    offset += recorded;
+  });
+  if (mcsRequests.length > 0) return undefined;
+  appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot.foreignServiceImports ?? []));
+  const federated = planFederatedServices(source, fleet, snapshot, diagnostics, memo);
+  appendAll(planned, federated.units);
+  for (const ns of federated.namespaces) namespaces.add(ns);
+  // No owner is asked: any clash sends the source to its full plan, which asks.
+  const isolation: Isolation = { source, foreign: [], owners: () => undefined, strict: false, adopted: new Set(), memo };
+  const isolated = new Diagnostics(false);
+  const units = isolateNames(isolation, planned, isolated);
+  if (isolated.findings.length > 0 || units.length !== planned.length) return undefined;
+  const requirements: SecretRequirement[] = [];
+  const firstName = (u: MirrorUnit): string => `${u.namespace}/${u.serviceNames[0] ?? ''}`;
+  for (const link of links) {
+    const neededBy = [...(flatNeeds.get(link.path) ?? []).map(firstName), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
+    if (neededBy.length > 0) {
+      const requirement = credentialsRequirement(link, memo.cluster(link.target)!, neededBy);
+      requirements.push(requirement);
+      if (requirement.provided === undefined) {
+        diagnostics.warn(Diag.CREDENTIALS_UNDECLARED, undeclaredCredentialsWarning(requirement), { cluster: source, target: link.target });
+        diagnostics.note(credentialsPlanRow(requirement));
+      }
+    }
+  }
+  const sourceCluster = memo.cluster(source)!;
+  const round = new Diagnostics();
+  const globals = planGlobalServices(
+    {
+      source: sourceCluster,
+      targetOrder: links.map((l) => l.target),
+      headless: units.filter((u): u is HeadlessUnit => u.mode === 'headless' && (u as HeadlessUnit).joinsGlobal),
+      localMembers: (sourceSnapshot.globalMembers ?? []).filter((m) => sourceSnapshot.namespaces.includes(m.namespace)),
+    },
+    round,
+  );
+  const all = isolateNames(isolation, [...units, ...globals], round, units.length);
+  if (all.length !== units.length + globals.length || round.findings.some((d) => WHOLE_SOURCE_CODES.has(d.code))) return undefined;
+  const pinFailures = new Diagnostics();
+  const pins = pinServiceIPs(sourceCluster, all, snapshot, adoptedClusterIPs(all, [], isolation.adopted), false, pinFailures);
+  if (pins.failed.length > 0) return undefined;
+  // Every family's input digest takes the source's pinned IPs: a kept family is only kept while they stay as they are.
+  const pinnedIPs = sortedRecord(pins.allocation);
+  if (canonicalJson(pinnedIPs) !== canonicalJson(sortedRecord(snapshot.pinnedServiceIPs?.[source] ?? {}))) return undefined;
+  const isPlanned = (u: MirrorUnit): boolean => u.target === undefined || input.changedTargets.has(u.target);
+  const own = all.filter(isPlanned);
+  // A planned Service whose name a kept family holds would be a clash of the full plan.
+  for (const u of own) for (const name of u.serviceNames) if (input.keptNames.has(`${u.namespace}/${name}`)) return undefined;
+  diagnostics.merge(round);
+  diagnostics.merge(pinFailures);
+  return {
+    plan: {
+      source,
+      namespaces: [...namespaces].sort(compareStrings),
+      units: sortedUnits(own),
+      requirements: requirements.sort(compareBy((r) => r.target)),
+      pinnedIPs,
+      linkWarnings,
+      keptFamilies: links.filter((l) => !input.changedTargets.has(l.target)).map((l) => unitFamily(l.target)),
+    },
+    diagnostics,
+  };
 }
 
 /** `units` sorted by namespace, then first Service name (stable: equal units keep their order). */

@@ -98,6 +98,8 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
   log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
   const skipped = [...result.skippedSources];
   if (skipped.length > 0) log.detail(`${skipped.length} source${skipped.length === 1 ? '' : 's'} unchanged, not planned (${skipped.join(', ')})`);
+  const partial = [...result.partialSources];
+  if (partial.length > 0) log.detail(`${partial.length} source${partial.length === 1 ? '' : 's'} planned in part (${partial.map(([source, families]) => `${source}: ${families.join(' ') || 'none'}`).join('; ')})`);
   const diagnostics = [...result.diagnostics];
   appendAll(diagnostics, heldBackWarnings);
   const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;

@@ -77,6 +77,23 @@ export class SourceSkip {
     };
   }
 
+  /**
+   * Adds the established-mirror answers a partial plan of `source` takes from the lock (those of the
+   * targets whose families it kept: a full plan asks them again and gets the same answers).
+   */
+  carryEstablished(source: string, answers: Readonly<Record<string, boolean>>): void {
+    let asked = this.established.get(source);
+    if (!asked) this.established.set(source, (asked = new Map()));
+    for (const [origin, answer] of Object.entries(answers)) if (!asked.has(origin)) asked.set(origin, answer);
+  }
+
+  /** Whether every lookup the record of `source` holds gives the same answer from the records now. */
+  lookupsUnchanged(source: string, record: SourceRecord): boolean {
+    for (const [key, answer] of Object.entries(record.owners ?? {})) if ((this.ownerLookup?.(source, key) ?? '') !== answer) return false;
+    for (const [origin, answer] of Object.entries(record.established ?? {})) if ((this.mirrorLookup?.(origin, source) ?? false) !== answer) return false;
+    return true;
+  }
+
   /** The input digest of `source` with pinned IPs `pinned` (undefined: as in the snapshot). */
   private digest(source: string, pinned: Readonly<Record<string, string>> | undefined): string {
     return this.inputs.source(source, this.options.strict ?? false, pinned);
@@ -90,10 +107,10 @@ export class SourceSkip {
     const state = this.state;
     const previous = state?.sources?.[source];
     const units = state?.records[source];
-    if (!state?.intact || !previous || !units || Object.keys(units).length === 0) return false;
+    // A record of an earlier version (no `families`) is planned once, so that the lock holds what `check` computes.
+    if (!state?.intact || !previous?.families || !units || Object.keys(units).length === 0) return false;
     if (previous.inputs !== this.digest(source, this.snapshot.pinnedServiceIPs?.[source])) return false;
-    for (const [key, answer] of Object.entries(previous.owners ?? {})) if ((this.ownerLookup?.(source, key) ?? '') !== answer) return false;
-    for (const [origin, answer] of Object.entries(previous.established ?? {})) if ((this.mirrorLookup?.(origin, source) ?? false) !== answer) return false;
+    if (!this.lookupsUnchanged(source, previous)) return false;
     for (const [unit, record] of Object.entries(units)) if (!state.intact(source, unit, record.files)) return false;
     return true;
   }
@@ -109,11 +126,14 @@ export class SourceSkip {
     const pinFailed = warnings.some((d) => d.code === Diag.PINNED_IP_UNAVAILABLE.code);
     const owners = this.owners.get(source);
     const established = this.established.get(source);
+    const pinned = pinFailed ? this.snapshot.pinnedServiceIPs?.[source] : pinnedAfter;
+    const strict = this.options.strict ?? false;
     return {
-      inputs: this.digest(source, pinFailed ? this.snapshot.pinnedServiceIPs?.[source] : pinnedAfter),
+      inputs: this.digest(source, pinned),
       ...(owners && owners.size > 0 ? { owners: sortedRecord(Object.fromEntries(owners)) } : {}),
       ...(established && established.size > 0 ? { established: sortedRecord(Object.fromEntries(established)) } : {}),
       ...(warnings.length > 0 ? { warnings: warnings.map(storedWarning) } : {}),
+      ...(plan.linkWarnings ? { families: { base: this.inputs.base(source, strict, pinned), targets: Object.fromEntries(this.inputs.targetsOf(source).map((t) => [t, this.inputs.target(t)])), linkWarnings: [...plan.linkWarnings] } } : {}),
     };
   }
 }

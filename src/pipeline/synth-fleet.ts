@@ -25,6 +25,7 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree } from './synth-delivery.js';
 import { messages, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { SourceSkip } from './source-skip.js';
+import { partialSource, type PartialSource } from './family-plan.js';
 import { sortedUnique } from '../util/order.js';
 import { deliveryDiagnostics } from '../diagnostics/run-diagnostics.js';
 
@@ -85,6 +86,8 @@ export interface CompiledTree {
   readonly sources: SourceRecords;
   /** The sources that were not planned (their whole folder kept; see src/pipeline/source-skip.ts). */
   readonly skippedSources: ReadonlySet<string>;
+  /** The sources planned in part, each with the unit families it planned (src/pipeline/family-plan.ts). */
+  readonly partialSources: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The previous state an incremental compile starts from. */
@@ -119,7 +122,16 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
   const skip = new SourceSkip(inputs, snapshot, options, state);
   const sources = sortedUnique(spec.links.map((l) => l.source)).filter((s) => !options.sources || options.sources.has(s));
   const skipped = new Set(sources.filter((s) => skip.skippable(s)));
-  const planned = planFleet(spec, snapshot, skip.recordingOptions(skipped));
+  // A source whose inputs changed only in some targets' observations plans only those targets' families (family-plan.ts).
+  const partial = new Map<string, PartialSource>();
+  for (const source of sources) {
+    if (skipped.has(source)) continue;
+    const p = partialSource(source, inputs, snapshot, options.strict ?? false, state, skip);
+    if (p) partial.set(source, p);
+  }
+  const recording = skip.recordingOptions(skipped);
+  const planned = planFleet(spec, snapshot, partial.size > 0 ? { ...recording, partial: new Map([...partial].map(([s, p]) => [s, p.input])) } : recording);
+  for (const plan of planned.plans) if (plan.keptFamilies) skip.carryEstablished(plan.source, partial.get(plan.source)!.established);
   const pinned = withPinnedServiceIPs(snapshot, planned.pinnedServiceIPs);
   // The warnings in the order of a full run: the fleet-wide ones (trust anchors), then each source's, recorded or new.
   const perSource = new Set(planned.plans.flatMap((p) => p.warnings ?? []));
@@ -162,6 +174,16 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     }
     const digests = new Map<string, string>();
     const kept: string[] = [];
+    // A partial plan's kept families: their records (checked intact before planning) stay as the lock has them.
+    if (plan?.keptFamilies) {
+      const keptFamilies = new Set(plan.keptFamilies);
+      for (const [name, r] of Object.entries(recorded)) {
+        const family = parseUnitName(name)?.family;
+        if (family === undefined || !keptFamilies.has(family)) continue;
+        clusterUnits[name] = r;
+        kept.push(name);
+      }
+    }
     for (const [family, members] of families) {
       const digest = inputs.family(cluster, family, members[0]!.target, members, plan?.pinnedIPs ?? {});
       digests.set(family, digest);
@@ -197,7 +219,8 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       tree.set(key, old === content ? old : content);
     }
   }
-  return { tree, snapshot: pinned, warnings: messages(diagnostics), diagnostics, planRows: planned.planRows, units, rendered, sources: sourceRecords, skippedSources: skipped };
+  const partialSources = new Map(planned.plans.filter((p) => p.keptFamilies).map((p) => [p.source, [...[...partial.get(p.source)!.input.changedTargets].map((t) => unitFamily(t)), unitFamily(undefined)].sort(compareStrings)]));
+  return { tree, snapshot: pinned, warnings: messages(diagnostics), diagnostics, planRows: planned.planRows, units, rendered, sources: sourceRecords, skippedSources: skipped, partialSources };
 }
 
 /**

@@ -67,6 +67,19 @@ export const sourceWarningSchema = z.strictObject({
 });
 
 /**
+ * What a source's record keeps for planning only the unit families whose inputs changed
+ * (docs/incremental-planning.md, "Per-family planning").
+ */
+export const sourceFamiliesSchema = z.strictObject({
+  /** Digest of everything its planning reads but its targets' observations (`UnitInputs.base`). */
+  base: sha256,
+  /** Each linked target → digest of its observation then (`UnitInputs.target`). */
+  targets: recordOf(clusterNameProblem, sha256),
+  /** How many of `warnings` each link's selection and mirrors gave, in link order (the rest came after every link). */
+  linkWarnings: z.array(z.number().int().nonnegative()),
+});
+
+/**
  * One source cluster as the lock remembers its planning: synth does not plan it again while its
  * input digest is unchanged, the lookups its planning made give the same answers, and its unit
  * folders are intact (docs/lock-and-state.md, "Skipping a source").
@@ -80,6 +93,8 @@ export const sourceRecordSchema = z.strictObject({
   established: recordOf(originProblem, z.boolean()).optional(),
   /** Its planning's warnings, in order: reported again when it is not planned. */
   warnings: z.array(sourceWarningSchema).optional(),
+  /** What planning only some of its unit families needs (docs/incremental-planning.md); absent in a lock of an earlier run (the source is planned whole once). */
+  families: sourceFamiliesSchema.optional(),
 });
 
 /** compile's memory. */
@@ -112,5 +127,6 @@ export type LockDocument = z.infer<typeof lockDocumentSchema>;
 /** cluster → unit → record. */
 export type UnitRecords = CompiledSection['units'];
 export type SourceRecord = z.infer<typeof sourceRecordSchema>;
+export type SourceFamilies = z.infer<typeof sourceFamiliesSchema>;
 /** source cluster → record. */
 export type SourceRecords = NonNullable<CompiledSection['sources']>;

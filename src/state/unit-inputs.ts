@@ -63,6 +63,27 @@ export class UnitInputs {
     return hash.digest('hex');
   }
 
+  /**
+   * The digest of what every unit family of `source` reads but its targets' observations: the
+   * renderer, the unit size limit, the rendered fleet definition, `strict`, the source's own
+   * observation and pinned IPs, and the names and trust roots of it and of every target it links.
+   * While it is unchanged, only the families of targets whose {@link target} digest changed (and
+   * `shared`) need planning (src/pipeline/family-plan.ts).
+   */
+  base(source: string, strict: boolean, pinned: Readonly<Record<string, string>> | undefined): string {
+    const hash = createHash('sha256');
+    hash.update(`families\n${PLAN_FORMAT}\n${RENDER_FORMAT}\n${this.version}\n${this.maxUnitObjects}\n${this.fleet}\n${strict}\n${source}\n${this.sourceDigest(source)}\n`);
+    hash.update(`trust:${canonicalJson(trustRootsOf(this.snapshot, source) ?? null)}`);
+    for (const t of this.targetsOf(source)) hash.update(`${t}:${canonicalJson(trustRootsOf(this.snapshot, t) ?? null)}`);
+    hash.update(canonicalJson(pinned && Object.keys(pinned).length > 0 ? pinned : null));
+    return hash.digest('hex');
+  }
+
+  /** The digest of the observation of target `target` (what its `from-<target>` families read of it). */
+  target(target: string): string {
+    return this.targetDigest(target);
+  }
+
   /** The digest of family `family` of `source`, holding `units` (its target `target`, or undefined for `shared`). */
   family(source: string, family: string, target: string | undefined, units: readonly MirrorUnit[], pinned: Readonly<Record<string, string>>): string {
     const targets = target !== undefined ? [target] : this.targetsOf(source);

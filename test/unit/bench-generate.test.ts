@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { changeOneService } from '../../bench/run-synth-bench.js';
+import { readLock } from '../../src/observe/lock-file.js';
 import { clusterNames, writeGeneratedRepo } from '../../bench/generate-fleet.js';
 import { generatedServices, serviceMode } from '../../bench/generate-services.js';
 import { compareSnapshots, snapshotTree } from '../../bench/tree-snapshot.js';
@@ -93,8 +94,12 @@ test('GIVEN a compiled generated fleet WHEN one service port changes in the lock
     const options: SynthOptions = { fleetFile: repo.fleetFile, lockFile: repo.lockFile, outDir: repo.outDir, offline: true, log: () => {} };
     assert.equal((await runSynth(options)).exitCode, 0);
     const before = snapshotTree(dir);
+    const recorded = readLock(repo.lockFile).sources;
     const note = changeOneService(repo.lockFile);
     assert.match(note, /^c01 analytics\/api-0 port 80 → 81$/);
+    // the lock keeps its source records, as the lock of a real one-change run does (a source not linking c01 is skipped, the others planned in part)
+    assert.ok(recorded && Object.keys(recorded).length === 3);
+    assert.deepEqual(readLock(repo.lockFile).sources, recorded);
     assert.equal((await runSynth(options)).exitCode, 0);
     const writes = compareSnapshots(before, snapshotTree(dir, before));
     assert.deepEqual(writes.changedPaths, ['clusters/fleet.lock.json', 'dist/c02/from-c01/analytics/service-api-0-c01.yaml', 'dist/c03/from-c01/analytics/service-api-0-c01.yaml']);

@@ -17,6 +17,7 @@ import { faultingHost } from '../fixtures/faulting-host.js';
 import { runSynth, type SynthOptions } from '../../src/pipeline/run-synth.js';
 import { treeUnitRecords } from '../../src/state/adopt-dist.js';
 import type { LockDocument } from '../../src/state/lock-document.js';
+import { Diag } from '../../src/diagnostics/diagnostic-codes.js';
 
 /** A scratch copy of the example fleet's dist/ and delivery/ with the given lock text. */
 function scratch(lockText: string): { dir: string; lockPath: string; outDir: string; run: (o?: Partial<SynthOptions>) => ReturnType<typeof runSynth> } {
@@ -450,6 +451,205 @@ test('GIVEN a synth that failed after its commit point (an object not yet put in
     } finally {
       rmSync(full, { recursive: true, force: true });
     }
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+// ---- Planning only the changed unit families (docs/incremental-planning.md, section 2) ----
+
+/**
+ * A full mesh of four generated clusters (bench/generate-services.ts: gateway, flat, federated and
+ * headless services; 40 each), with a small pinned range (/26) and `-global` for the headless services of
+ * `c04`. `x-c02` is named so that a mirror of `c02` can take a name that `x-c02`'s family holds
+ * (`<svc>-x` of c02 and `<svc>` of x-c02 are both mirrored as `<svc>-x-c02`).
+ */
+const MESH = ['c01', 'c02', 'x-c02', 'c04'] as const;
+const MESH_SERVICES = 40;
+
+const defineMesh: NonNullable<SynthOptions['define']> = (fleet) => {
+  const { Cluster, Link } = meshModel!;
+  const clusters = MESH.map((name) => new Cluster(fleet, name, { pinnedServiceIPRange: '10.96.0.0/26' }));
+  for (const source of clusters) {
+    for (const target of clusters) {
+      if (source === target) continue;
+      new Link(fleet, `${source.name}-from-${target.name}`, { source, target, excludedLabels: ['cost-center.example.com/*'], remoteDiscoveryCredentials: { provided: 'external' }, ...(target.name === 'c04' ? { globalServices: true } : {}) });
+    }
+  }
+};
+let meshModel: typeof import('../../src/index.js') | undefined;
+
+/** A scratch repository of the mesh: its lock (observation only) and an empty dist/, synthesised twice (settled). */
+async function meshScratch(): Promise<Scratch> {
+  meshModel ??= await import('../../src/index.js');
+  const { sourceSnapshot, targetSnapshot } = await import('../../bench/generate-fleet.js');
+  const shape = { clusters: MESH.length, services: MESH_SERVICES };
+  const lock = {
+    format: 3,
+    observed: {
+      targets: Object.fromEntries(MESH.map((name, i) => [name, targetSnapshot(shape, i)])),
+      sources: Object.fromEntries(MESH.map((name, i) => [name, sourceSnapshot(shape, i)])),
+    },
+    compiled: { units: {} },
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'mirrorc-families-'));
+  const lockPath = join(dir, 'fleet.lock.json');
+  writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
+  const outDir = join(dir, 'dist');
+  const run = (o: Partial<SynthOptions> = {}) => runSynth({ fleetFile: 'clusters/fleet.ts', define: defineMesh, lockFile: lockPath, outDir, offline: true, log: () => {}, print: () => {}, ...o });
+  const s = { dir, lockPath, outDir, run };
+  assert.equal((await run()).exitCode, ExitCode.OK);
+  const again = await runLogged(s);
+  assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
+  assert.deepEqual(skippedIn(again.lines), [...MESH].sort(), 'a settled mesh plans no source');
+  const check = await run({ mode: 'check' });
+  assert.equal(check.exitCode, ExitCode.OK, `settled: ${check.error}`);
+  return s;
+}
+
+/** The sources the run's log says it planned in part, with the families each planned. */
+function partialIn(lines: readonly string[]): Record<string, string> {
+  const line = lines.find((l) => l.includes('planned in part ('));
+  if (!line) return {};
+  return Object.fromEntries(/planned in part \((.*)\)$/.exec(line)![1]!.split('; ').map((p) => p.split(': ') as [string, string]));
+}
+
+/** synth in `s` (incremental), then the same lock in full from an empty folder: same dist/, lock and warnings. Returns what was planned in part. */
+async function assertMeshSameAsFull(s: Scratch, checked = true): Promise<Record<string, string>> {
+  const lockText = readFileSync(s.lockPath, 'utf8');
+  const { result, lines } = await runLogged(s, { confirmRemovals: true });
+  assert.equal(result.exitCode, ExitCode.OK, result.error);
+  const full = mkdtempSync(join(tmpdir(), 'mirrorc-families-full-'));
+  try {
+    writeFileSync(join(full, 'fleet.lock.json'), lockText);
+    const f = await runSynth({ fleetFile: 'clusters/fleet.ts', define: defineMesh, lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, confirmRemovals: true, log: () => {}, print: () => {} });
+    assert.equal(f.exitCode, ExitCode.OK, f.error);
+    assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
+    assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
+    assert.deepEqual(result.warnings, f.warnings, 'the same warnings, in the same order, as a full run');
+    assert.deepEqual(result.diagnostics, f.diagnostics);
+  } finally {
+    rmSync(full, { recursive: true, force: true });
+  }
+  // AND check (every source planned in full, every file compared) agrees
+  if (checked) {
+    const check = await s.run({ mode: 'check' });
+    assert.equal(check.exitCode, ExitCode.OK, check.error);
+  }
+  return partialIn(lines);
+}
+
+type Service = LockDocument['observed']['targets'][string]['services'][number];
+
+/** Edits the services of target `target` in the lock of `s`. */
+function editServices(s: Scratch, target: string, edit: (services: Service[]) => Service[]): void {
+  editLock(s, (lock) => {
+    lock.observed.targets[target]!.services = edit(lock.observed.targets[target]!.services);
+  });
+}
+
+const isMode = (svc: Service, key: string, value: string): boolean => svc.labels[key] === value;
+const GATEWAY = (svc: Service): boolean => isMode(svc, 'mirror.linkerd.io/exported', 'true') && !svc.headless;
+const FEDERATED = (svc: Service): boolean => isMode(svc, 'mirror.linkerd.io/federated', 'member');
+const HEADLESS = (svc: Service): boolean => svc.headless === true;
+const bumpPorts = (svc: Service): Service => ({ ...svc, ports: svc.ports.map((p) => ({ ...p, port: p.port + 1 })) });
+/** The other sources, which plan c02's family and shared alone. */
+const OTHERS_PLAN_C02 = { 'c04': 'from-c02 shared', 'c01': 'from-c02 shared', 'x-c02': 'from-c02 shared' };
+
+test('GIVEN a settled full mesh WHEN one target changes in each way (port, new and removed service, federated member, headless pods, a name clash created and resolved, a foreign Service in a source, the pinned range exhausted and freed) THEN each incremental run, planning only the changed families where it can, writes what a full run writes and prints the same warnings', async () => {
+  const s = await meshScratch();
+  try {
+    // a gateway service's port: every other source plans c02's family and shared only
+    editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), OTHERS_PLAN_C02);
+    // a new service, then a service removed
+    editServices(s, 'c02', (services) => { const g = services.find(GATEWAY)!; return [...services, { ...g, name: 'added-svc' }]; });
+    assert.deepEqual(await assertMeshSameAsFull(s), OTHERS_PLAN_C02);
+    editServices(s, 'c02', (services) => services.filter((svc) => svc.name !== services.find(GATEWAY)!.name));
+    assert.deepEqual(await assertMeshSameAsFull(s), OTHERS_PLAN_C02);
+    // a federated member's ports (the shared family's federated Services)
+    editServices(s, 'c02', (services) => { const i = services.findIndex(FEDERATED); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), OTHERS_PLAN_C02);
+    // a headless service's pods of c04 (its -global Services; a new per-pod Service gets a new pinned IP: every family's inputs change, so the sources are planned whole)
+    editServices(s, 'c04', (services) => services.map((svc) => (HEADLESS(svc) && svc === services.find(HEADLESS) ? { ...svc, hostnames: [...(svc.hostnames ?? []), `${svc.name}-9`] } : svc)));
+    assert.deepEqual(await assertMeshSameAsFull(s), {});
+    // a headless service's ports, its pods unchanged: planned in part (its per-pod Services keep their pinned IPs)
+    editServices(s, 'c04', (services) => services.map((svc) => (svc === services.find(HEADLESS) ? bumpPorts(svc) : svc)));
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'c01': 'from-c04 shared', 'c02': 'from-c04 shared', 'x-c02': 'from-c04 shared' });
+    // a name clash across families: c02 exports "<svc>-x", whose mirror "<svc>-x-c02" is the name x-c02's mirror of <svc> holds
+    const held = readLockDocument(s.lockPath).observed.targets['x-c02']!.services.find(GATEWAY)!;
+    editServices(s, 'c02', (services) => [...services, { ...services.find(GATEWAY)!, namespace: held.namespace, name: `${held.name}-x` }]);
+    const clash = await assertMeshSameAsFull(s);
+    assert.ok(!('c01' in clash) && !('c04' in clash), `a source where the clash happens is planned whole: ${JSON.stringify(clash)}`);
+    assert.ok(readFileSync(s.lockPath, 'utf8').includes(`would all be mirrored as Service ${held.namespace}/${held.name}-x-c02`), 'the clash was reported');
+    // ... and resolved (the clash's record sends the sources to a whole plan once more)
+    editServices(s, 'c02', (services) => services.filter((svc) => svc.name !== `${held.name}-x`));
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'x-c02': 'from-c02 shared' });
+    assert.deepEqual(await assertMeshSameAsFull(s), {}, 'nothing changed: every source is skipped');
+    // a name clash within the changed family: a gateway service of c02 named as a pod of its headless service ("<pod>-c02" twice), then resolved
+    const pod = readLockDocument(s.lockPath).observed.targets['c02']!.services.find(HEADLESS)!;
+    editServices(s, 'c02', (services) => [...services, { ...services.find(GATEWAY)!, namespace: pod.namespace, name: `${pod.name}-0` }]);
+    assert.deepEqual(await assertMeshSameAsFull(s), {}, 'every source of c02 has the clash: planned whole');
+    assert.ok(readFileSync(s.lockPath, 'utf8').includes(`Service ${pod.namespace}/${pod.name}-0-c02`), 'the clash was reported');
+    editServices(s, 'c02', (services) => services.filter((svc) => svc.name !== `${pod.name}-0`));
+    assert.deepEqual(await assertMeshSameAsFull(s), {});
+    // a mirror name too long for Kubernetes in x-c02's family (skipped with a warning of name isolation, which a full plan reports after every link's) stays while c02 changes: the sources that report it are planned whole
+    editServices(s, 'x-c02', (services) => [...services, { ...services.find(GATEWAY)!, name: `long-${'n'.repeat(56)}` }]);
+    assert.deepEqual(await assertMeshSameAsFull(s), {}, 'the planned family has the long name: planned whole');
+    assert.ok(readFileSync(s.lockPath, 'utf8').includes(`long-${'n'.repeat(56)}-x-c02`), 'the long name was reported');
+    editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'x-c02': 'from-c02 shared' });
+    editServices(s, 'x-c02', (services) => services.filter((svc) => !svc.name.startsWith('long-')));
+    assert.deepEqual(await assertMeshSameAsFull(s), {});
+    // a clash no one owns (both claimants new at once: both skipped), resolved by one side: the other side's kept family must get its mirror back
+    const other = readLockDocument(s.lockPath).observed.targets['x-c02']!.services.find(GATEWAY)!;
+    editServices(s, 'x-c02', (services) => [...services, { ...other, name: 'zz' }]);
+    editServices(s, 'c02', (services) => [...services, { ...services.find(GATEWAY)!, namespace: other.namespace, name: 'zz-x' }]);
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'c02': 'from-x-c02 shared', 'x-c02': 'from-c02 shared' }, 'the sources of both (c01, c04) have the clash: planned whole');
+    assert.ok(readFileSync(s.lockPath, 'utf8').includes('none of them has that mirror yet'), 'neither claimant got the name');
+    editServices(s, 'c02', (services) => services.filter((svc) => svc.name !== 'zz-x'));
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'x-c02': 'from-c02 shared' });
+    assert.ok(readTree(join(s.outDir, 'c04')).has(`from-x-c02/${other.namespace}/service-zz-x-c02.yaml`), 'x-c02\'s zz is mirrored now');
+    // a source's own namespace gone (its base digest: every family of it reads its namespaces) while c02 changes: that source is planned whole
+    editLock(s, (lock) => {
+      lock.observed.sources['c04']!.namespaces = lock.observed.sources['c04']!.namespaces.filter((n) => n !== other.namespace);
+    });
+    editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'c01': 'from-c02 shared', 'x-c02': 'from-c02 shared' });
+    // a foreign Service appears in c01 (its own observation: planned whole) while a port of c02 changes (the others: in part)
+    editLock(s, (lock) => {
+      const mirror = Object.keys(lock.compiled.units['c01']!['from-c04']!.mirrors!)[0]!;
+      const [namespace, name] = mirror.split('/') as [string, string];
+      lock.observed.sources['c01']!.foreignServices = [{ namespace, name }];
+    });
+    editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'c04': 'from-c02 shared', 'x-c02': 'from-c02 shared' });
+    // the pinned range filled exactly (a /26: 60 addresses free besides the two live Services) for c01, whose per-pod Services all get one
+    const usedByC01 = Object.keys(readLockDocument(s.lockPath).compiled.pinnedServiceIPs?.['c01'] ?? {}).length;
+    const morePods = (svc: Service, count: number, from: number): Service => ({ ...svc, hostnames: [...(svc.hostnames ?? []), ...Array.from({ length: count }, (_, k) => `${svc.name}-${from + k}`)] });
+    editServices(s, 'c02', (services) => services.map((svc) => (svc === services.find(HEADLESS) ? morePods(svc, 60 - usedByC01, 10) : svc)));
+    assert.deepEqual(await assertMeshSameAsFull(s), {});
+    assert.equal(Object.keys(readLockDocument(s.lockPath).compiled.pinnedServiceIPs?.['c01'] ?? {}).length, 60);
+    // the range exhausted: one pod more, on another headless service of c02; c01 cannot pin it (its pinned IPs stay as they are)
+    editServices(s, 'c02', (services) => services.map((svc) => (svc === services.filter(HEADLESS)[1] ? morePods(svc, 1, 10) : svc)));
+    // (a run that could not pin every IP is no fixed point: the lock keeps the IPs planning read, and the next run plans the source again, so check is not asked here)
+    assert.deepEqual(await assertMeshSameAsFull(s, false), {});
+    const exhausted = Object.entries(readLockDocument(s.lockPath).compiled.sources ?? {}).filter(([, r]) => (r.warnings ?? []).some((w) => w.code === Diag.PINNED_IP_UNAVAILABLE.code)).map(([c]) => c);
+    assert.ok(exhausted.includes('c01'), `the exhausted range was reported: ${exhausted.join(', ')}`);
+    // and freed again
+    editServices(s, 'c02', (services) => services.map((svc) => (svc === services.filter(HEADLESS)[1] ? { ...svc, hostnames: (svc.hostnames ?? []).slice(0, 3) } : svc)));
+    await assertMeshSameAsFull(s, false);
+    editServices(s, 'c02', (services) => services.map((svc) => (svc === services.find(HEADLESS) ? { ...svc, hostnames: (svc.hostnames ?? []).slice(0, 3) } : svc)));
+    await assertMeshSameAsFull(s);
+    // a file of a family c04 would keep is deleted by hand while c02 changes: c04 is planned whole, and the file is back
+    const keptFile = [...readTree(join(s.outDir, 'c04')).keys()].find((p) => p.startsWith('from-x-c02/') && !p.endsWith('kustomization.yaml'))!;
+    unlinkSync(join(s.outDir, 'c04', keptFile));
+    editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'x-c02': 'from-c02 shared' });
+    assert.ok(readTree(join(s.outDir, 'c04')).has(keptFile));
+    // and a port change after all that is planned in part again
+    editServices(s, 'c02', (services) => { const i = services.findIndex(GATEWAY); return services.map((svc, j) => (j === i ? bumpPorts(svc) : svc)); });
+    assert.deepEqual(await assertMeshSameAsFull(s), { 'c04': 'from-c02 shared', 'x-c02': 'from-c02 shared' });
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }
