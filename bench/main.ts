@@ -134,7 +134,10 @@ async function main(argv: string[]): Promise<number> {
           workDir,
           runs,
           code,
-          keep: values.keep,
+          // Every size's repository stays until the whole bench is done (the finally below removes them):
+          // deleting 274,000-545,000 files just before the next size's cold run made that run measure the
+          // file system's inode allocation after a mass deletion (docs/benchmark.md, "Reading the figures").
+          keep: true,
           onResult: (m) => process.stderr.write(`bench: ${m.size} ${m.run}: exit ${m.exitCode}, ${(m.wallMs / 1000).toFixed(2)} s wall, ${m.writes.written} files written${m.error ? `: ${m.error}` : ''}\n`),
           onDelivery: (d) => delivery.push(d),
           ...(shape !== 'example' && sizeLabel(shape) === fluxFor
