@@ -11,6 +11,7 @@
  * test/unit/kube-objects.test.ts compares every object of the example and generated fleets with
  * what cdk8s' generated classes (`k8s.KubeService`, …) give for the same fields.
  */
+import { isIPv6 } from 'node:net';
 import { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 
@@ -112,6 +113,19 @@ export function endpointsObject(metadata: KubeObjectMeta, subsets?: readonly End
 /** A discovery.k8s.io/v1 EndpointSlice. */
 export function endpointSliceObject(metadata: KubeObjectMeta, addressType: 'IPv4' | 'IPv6', endpoints: readonly SliceEndpointJson[], ports: readonly EndpointPortJson[]): KubeObject {
   return { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata, addressType, endpoints, ports };
+}
+
+/**
+ * `items` by address family, IPv4 first, leaving out a family without items: what an EndpointSlice
+ * is written for (a slice holds one address type). `ipOf` gives an item's address.
+ */
+export function byAddressFamily<T>(items: readonly T[], ipOf: (item: T) => string): ['IPv4' | 'IPv6', T[]][] {
+  const out: ['IPv4' | 'IPv6', T[]][] = [];
+  for (const addressType of ['IPv4', 'IPv6'] as const) {
+    const family = items.filter((item) => isIPv6(ipOf(item)) === (addressType === 'IPv6'));
+    if (family.length > 0) out.push([addressType, family]);
+  }
+  return out;
 }
 
 /** A core/v1 Namespace. */

@@ -2,7 +2,6 @@
  * Gateway (hierarchical) mode: a selectorless Service `<svc>-<target>`, plus Endpoints and
  * EndpointSlices that send every port to the target's gateway (contract §2.2, §4.3).
  */
-import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
@@ -11,7 +10,7 @@ import type { ObservedGateway, ObservedPort } from '../../../snapshot/snapshot.j
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
 import { endpointSliceName } from '../../names.js';
-import { addApiObjects, endpointsObject, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
+import { addApiObjects, byAddressFamily, endpointsObject, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** Properties of a {@link GatewayMirror}. */
 export interface GatewayMirrorProps {
@@ -100,9 +99,7 @@ export function gatewayMirrorObjects(props: GatewayMirrorProps): KubeObject[] {
   objects.push(endpointsObject(objectMeta(name, namespace, endpointsLabels, endpointAnnotations), form === 'empty' ? undefined : [{ ...(ready ? { addresses: addressList } : { notReadyAddresses: addressList }), ports: gatewayPorts }]));
 
   const sliceLabels = sortedMap({ ...labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME });
-  for (const addressType of ['IPv4', 'IPv6'] as const) {
-    const addresses = gatewayAddresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
-    if (addresses.length === 0) continue;
+  for (const [addressType, addresses] of byAddressFamily(gatewayAddresses, (ip) => ip)) {
     objects.push(endpointSliceObject(
       objectMeta(endpointSliceName(name, addressType), namespace, sliceLabels, endpointAnnotations),
       addressType,

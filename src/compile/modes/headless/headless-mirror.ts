@@ -3,7 +3,6 @@
  * map each pod hostname to the pinned ClusterIP of that pod's per-pod mirror (contract §2.5), so
  * `<pod>.<svc>-<target>.<ns>.svc` resolves to one replica in the target.
  */
-import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
@@ -12,7 +11,7 @@ import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snaps
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
 import { endpointSliceName } from '../../names.js';
-import { addApiObjects, endpointsObject, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
+import { addApiObjects, byAddressFamily, endpointsObject, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 import { childId } from '../gateway/gateway-mirror.js';
 
 /** One pod of the headless service: its hostname and the ClusterIP it is reached at. */
@@ -86,9 +85,7 @@ export function headlessRootMirrorObjects(props: HeadlessRootMirrorProps): KubeO
   objects.push(endpointsObject(objectMeta(name, namespace, endpointsLabels, annotations), pods.length > 0 ? [{ addresses: pods.map((p) => ({ hostname: p.hostname, ip: p.ip })), ports }] : undefined));
 
   const sliceLabels = sortedMap({ ...labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME });
-  for (const addressType of ['IPv4', 'IPv6'] as const) {
-    const family = pods.filter((p) => isIPv6(p.ip) === (addressType === 'IPv6'));
-    if (family.length === 0) continue;
+  for (const [addressType, family] of byAddressFamily(pods, (p) => p.ip)) {
     objects.push(endpointSliceObject(
       objectMeta(endpointSliceName(name, addressType), namespace, sliceLabels, annotations),
       addressType,

@@ -2,12 +2,11 @@
  * MCS-API output (KEP-1645): one `ServiceImport` per imported service and namespace, plus one
  * EndpointSlice per exporting cluster and address family, labelled with the service and the cluster.
  */
-import { isIPv6 } from 'node:net';
 import { Construct } from 'constructs';
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, MCS_API_VERSION, MCS_SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../../contract/kubernetes.js';
 import { COMPILER_NAME, MANAGED_LABEL, MANAGED_VALUE } from '../../../contract/mirrorc.js';
 import { compareStrings } from '../../../util/order.js';
-import { addApiObjects, endpointSliceObject, objectMeta, sortedMap, type KubeObject } from '../../kube-objects.js';
+import { addApiObjects, byAddressFamily, endpointSliceObject, objectMeta, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** At most this many endpoints per EndpointSlice (the MCS API's and the EndpointSlice controller's limit). */
 export const MAX_ENDPOINTS_PER_SLICE = 1000;
@@ -76,8 +75,7 @@ export function mcsImportObjects(props: McsImportProps): KubeObject[] {
     const ready = cluster.readiness !== 'not-ready';
     const labels = sortedMap({ ...managed, [MCS_SERVICE_NAME_LABEL]: name, [MCS_SOURCE_CLUSTER_LABEL]: cluster.cluster, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME });
     const ports = props.ports.map((p) => ({ name: p.name, port: cluster.port, protocol: p.protocol }));
-    for (const addressType of ['IPv4', 'IPv6'] as const) {
-      const family = addresses.filter((ip) => isIPv6(ip) === (addressType === 'IPv6'));
+    for (const [addressType, family] of byAddressFamily(addresses, (ip) => ip)) {
       const chunks = cluster.readiness === 'empty' ? Math.min(family.length, 1) : Math.ceil(family.length / MAX_ENDPOINTS_PER_SLICE);
       for (let chunk = 0; chunk < chunks; chunk++) {
         const part = cluster.readiness === 'empty' ? [] : family.slice(chunk * MAX_ENDPOINTS_PER_SLICE, (chunk + 1) * MAX_ENDPOINTS_PER_SLICE);
