@@ -6,8 +6,26 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { release } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { FsHost } from './fs-host.js';
+import type { FsHost, WriteStep } from './fs-host.js';
 import { folderFilesOnThreads } from './folder-files-threads.js';
+import { BackgroundWriter } from './background-writes.js';
+
+/**
+ * The staged files (the `stage-file` step) of the real host, written beside the caller's rendering
+ * (src/emit/background-writes.ts). Every other mutating call waits for them first; the flush of the
+ * staged files (`stage-sync`, the commit's first step) throws the first that failed.
+ */
+const staged = new BackgroundWriter();
+
+/**
+ * Runs `op` once every background write is done, throwing the first failure of one instead; a
+ * discard (of a transaction that will not commit) needs them finished, not successful.
+ */
+function afterStaged<T>(step: WriteStep, op: () => T): T {
+  if (step === 'discard') staged.settle();
+  else staged.drain();
+  return op();
+}
 
 /** The real file system, through node:fs. */
 export const NODE_FS_HOST: FsHost = {
@@ -19,14 +37,15 @@ export const NODE_FS_HOST: FsHost = {
   readdirEntries: (path) => readdirSync(path, { withFileTypes: true }),
   realpath: (path) => realpathSync(path),
   folderFiles: (dirs) => folderFilesOnThreads(dirs, NODE_FS_HOST),
-  writeFile: (_step, path, text, flush) => writeFile(path, text, flush),
-  flush: (_step, files) => flushFiles(files),
-  rename: (_step, from, to) => renameSync(from, to),
-  unlink: (_step, path) => unlinkIfExists(path),
+  writeFile: (step, path, text, flush) => (step === 'stage-file' && !flush ? staged.write(path, text) : afterStaged(step, () => writeFile(path, text, flush))),
+  flush: (step, files) => afterStaged(step, () => flushFiles(files)),
+  rename: (step, from, to) => afterStaged(step, () => renameSync(from, to)),
+  unlink: (step, path) => afterStaged(step, () => unlinkIfExists(path)),
+  // A staging folder is made before the files written into it are handed over: no wait.
   mkdir: (_step, path) => mkdirWithParents(path),
-  rmdir: (_step, path) => rmdirIfEmpty(path),
-  removeTree: (_step, path) => rmSync(path, { recursive: true, force: true }),
-  writeAtomically: (_step, path, text) => writeFileAtomically(path, text),
+  rmdir: (step, path) => afterStaged(step, () => rmdirIfEmpty(path)),
+  removeTree: (step, path) => afterStaged(step, () => rmSync(path, { recursive: true, force: true })),
+  writeAtomically: (step, path, text) => afterStaged(step, () => writeFileAtomically(path, text)),
   createExclusive: (path, text) => createExclusive(path, text),
   deleteQuietly: (path) => {
     try {

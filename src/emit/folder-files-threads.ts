@@ -8,25 +8,11 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../util/worker-entry.js';
 import { folderFiles, type FolderFiles, type FolderReads } from './folder-files.js';
 
 /** At most this many walking threads: the walk is bound by the file system, which two threads already keep busy. */
 export const MAX_WALK_THREADS = 2;
-
-/** Whether this module runs from its TypeScript source (through tsx: tests) rather than compiled (`lib/`). */
-const FROM_SOURCES = import.meta.url.endsWith('.ts');
-
-/**
- * The worker's entry: the compiled worker module beside this one; run from the sources, a module
- * that registers tsx first (a worker thread does not inherit the tsx loader on Node 20) and then
- * imports the TypeScript worker module.
- */
-function workerEntry(): URL {
-  const worker = new URL(`./folder-files-worker.${FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url);
-  if (!FROM_SOURCES) return worker;
-  const code = `const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}); register(); await import(${JSON.stringify(worker.href)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
-}
 
 /**
  * The record of each folder of `dirs`, in order (undefined: none, see {@link folderFiles}), walked
@@ -45,7 +31,7 @@ export async function folderFilesOnThreads(dirs: readonly string[], fallback: Fo
 function walkOnThread(dirs: readonly string[]): Promise<(FolderFiles | undefined)[]> {
   return new Promise((resolve, reject) => {
     let result: (FolderFiles | undefined)[] | undefined;
-    const worker = new Worker(workerEntry(), { workerData: dirs });
+    const worker = new Worker(workerEntry('folder-files-worker', import.meta.url), { workerData: dirs });
     worker.once('message', (records: (FolderFiles | undefined)[]) => {
       result = records;
     });

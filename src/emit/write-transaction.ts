@@ -241,6 +241,19 @@ export class StagedTransaction {
     return !this.begun || tryDiscard(this.host, this.home, this.lockPath);
   }
 
+  /**
+   * The output path a staged file goes to (`staged`: a file the host wrote in the background and
+   * reported failed at the flush), or '' when it is none.
+   */
+  private outputOf(staged: string | undefined): string {
+    if (staged === undefined) return '';
+    for (const p of this.puts) {
+      if (p.staged === staged) return p.path;
+      if (p.op === 'put-dir' && staged.startsWith(p.staged + sep)) return join(p.path, staged.slice(p.staged.length + 1));
+    }
+    return '';
+  }
+
   /** The output path being staged when a failure happens (for its message). */
   private current = '';
   /** The single file staged by {@link commit} (the lock), once known. */
@@ -345,7 +358,7 @@ export class StagedTransaction {
     }
     const { what, txn } = this;
     const cleaned = tryDiscard(this.host, this.home, this.lockPath);
-    return new WriteFailedError(errorPath(e, this.current), e.code, `nothing was changed: ${what} ${what.includes(' and ') ? 'are' : 'is'} as before${cleaned ? '' : ` (the unfinished ${shownPath(txn)}/ is removed by the next synth)`}; fix the cause and run synth again`);
+    return new WriteFailedError(errorPath(e, this.current !== '' ? this.current : this.outputOf(e.path)), e.code, `nothing was changed: ${what} ${what.includes(' and ') ? 'are' : 'is'} as before${cleaned ? '' : ` (the unfinished ${shownPath(txn)}/ is removed by the next synth)`}; fix the cause and run synth again`);
   }
 }
 

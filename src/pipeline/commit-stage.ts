@@ -29,7 +29,7 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
     if (rendered.streamed) rendered.streamed.commit(lockText, loaded.lockText);
     else writeOutput(outDir, tree, lockFile, lockText, before, host);
     mark('write');
-    logChanges(log.info, log.detail, changes, outDir, before, tree, reasons?.byFile);
+    logChanges(log.info, log.detail, changes, outDir, before, tree, reasons?.byFile, options.verbosity === 'verbose' ? Infinity : LISTED_ADDED_FILES);
     if (delivery) emitDelivery(host, 'write', deliveryDir, delivery, log.info);
     return `${outDir}/ and the lock were written (stale clusters keep their last known state)`;
   }
@@ -53,8 +53,19 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   return 'nothing was written';
 }
 
-/** Per source folder the files added, changed and removed (`files`), with the reason of a removed mirror or changed endpoints, and each changed field (`fields`). */
-function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree, reasons: ReadonlyMap<string, { reason: string; message: string }> = new Map()): void {
+/**
+ * The added files synth lists per folder; the others are counted on one line (`--verbose` lists every
+ * one). A cold run of a large fleet adds hundreds of thousands of files (545,801 at 20×500): listing
+ * each made a 30 MB log and seconds of the run. Changed and removed files are always listed: they
+ * are what a reviewer reads.
+ */
+export const LISTED_ADDED_FILES = 100;
+
+/**
+ * Per source folder the files added, changed and removed (`files`), with the reason of a removed mirror or changed endpoints, and each changed field (`fields`).
+ * @param addedLimit the added files listed per folder (the rest counted) @default every one
+ */
+function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree, reasons: ReadonlyMap<string, { reason: string; message: string }> = new Map(), addedLimit = Infinity): void {
   const why = (cluster: string, f: string): string => {
     const r = reasons.get(`${cluster}/${f}`);
     return r ? `  (${r.message}) [${r.reason}]` : '';
@@ -65,7 +76,8 @@ function logChanges(files: (line: string) => void, fields: (line: string) => voi
   }
   for (const c of changes) {
     files(`${join(outDir, c.cluster)}/: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`);
-    for (const f of c.added) files(`  + ${f}`);
+    for (const f of c.added.length > addedLimit ? c.added.slice(0, addedLimit) : c.added) files(`  + ${f}`);
+    if (c.added.length > addedLimit) files(`  … and ${c.added.length - addedLimit} more added (--verbose lists every file)`);
     for (const f of c.changed) {
       files(`  ~ ${f}${why(c.cluster, f)}`);
       const key = `${c.cluster}/${f}`;

@@ -479,8 +479,8 @@ const defineMesh: NonNullable<SynthOptions['define']> = (fleet) => {
 };
 let meshModel: typeof import('../../src/index.js') | undefined;
 
-/** A scratch repository of the mesh: its lock (observation only) and an empty dist/, synthesised twice (settled). */
-async function meshScratch(): Promise<Scratch> {
+/** A scratch repository of the mesh: its lock (observation only) and an empty dist/. */
+async function meshRepository(): Promise<Scratch> {
   meshModel ??= await import('../../src/index.js');
   const { sourceSnapshot, targetSnapshot } = await import('../../bench/generate-fleet.js');
   const shape = { clusters: MESH.length, services: MESH_SERVICES };
@@ -497,12 +497,17 @@ async function meshScratch(): Promise<Scratch> {
   writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
   const outDir = join(dir, 'dist');
   const run = (o: Partial<SynthOptions> = {}) => runSynth({ fleetFile: 'clusters/fleet.ts', define: defineMesh, lockFile: lockPath, outDir, offline: true, log: () => {}, print: () => {}, ...o });
-  const s = { dir, lockPath, outDir, run };
-  assert.equal((await run()).exitCode, ExitCode.OK);
+  return { dir, lockPath, outDir, run };
+}
+
+/** {@link meshRepository}, synthesised twice (settled). */
+async function meshScratch(): Promise<Scratch> {
+  const s = await meshRepository();
+  assert.equal((await s.run()).exitCode, ExitCode.OK);
   const again = await runLogged(s);
   assert.equal(again.result.exitCode, ExitCode.OK, again.result.error);
   assert.deepEqual(skippedIn(again.lines), [...MESH].sort(), 'a settled mesh plans no source');
-  const check = await run({ mode: 'check' });
+  const check = await s.run({ mode: 'check' });
   assert.equal(check.exitCode, ExitCode.OK, `settled: ${check.error}`);
   return s;
 }
@@ -652,5 +657,34 @@ test('GIVEN a settled full mesh WHEN one target changes in each way (port, new a
     assert.deepEqual(await assertMeshSameAsFull(s), { 'c04': 'from-c02 shared', 'x-c02': 'from-c02 shared' });
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN the mesh from empty WHEN synth writes it THEN each folder lists its first 100 added files and counts the rest; --verbose lists every one', async () => {
+  for (const verbosity of ['normal', 'verbose'] as const) {
+    const s = await meshRepository();
+    try {
+      const lines: string[] = [];
+      const result = await s.run({ log: (l) => lines.push(l), verbosity });
+      assert.equal(result.exitCode, ExitCode.OK, result.error);
+      const header = lines.findIndex((l) => l.endsWith(`${join(s.outDir, 'c01')}/: ${readTree(join(s.outDir, 'c01')).size} added, 0 changed, 0 removed`));
+      assert.ok(header >= 0, `the c01 folder's line, counting every file on disk: ${lines.slice(0, 5).join(' | ')}`);
+      const added = readTree(join(s.outDir, 'c01')).size;
+      assert.ok(added > 100, `the mesh's c01 folder has more than 100 files (${added})`);
+      const listed: string[] = [];
+      for (const l of lines.slice(header + 1)) {
+        if (!l.startsWith('  + ')) break;
+        listed.push(l.slice(4));
+      }
+      if (verbosity === 'normal') {
+        assert.equal(listed.length, 100);
+        assert.equal(lines[header + 101], `  … and ${added - 100} more added (--verbose lists every file)`);
+      } else {
+        assert.deepEqual(listed, [...readTree(join(s.outDir, 'c01')).keys()]);
+        assert.ok(!lines.some((l) => l.includes('more added')));
+      }
+    } finally {
+      rmSync(s.dir, { recursive: true, force: true });
+    }
   }
 });
