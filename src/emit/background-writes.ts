@@ -28,7 +28,7 @@ const BATCH_CHARS = 512 * 1024;
 /** ...or this many files. */
 const BATCH_FILES = 512;
 /** The most characters queued for the thread; the caller waits for it beyond that. */
-export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+export const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
 /** One batch sent to the thread: `[path, text]` pairs, written in order. */
 export type WriteBatch = readonly (readonly [string, string])[];
