@@ -15,7 +15,7 @@
  *
  * The first {@link SYNC_WRITES} files after each wait are written on the calling thread: a small run
  * (most tests, a one-change synth) never starts the thread. The writes queued at any time are bounded
- * ({@link MAX_QUEUED_BYTES}): the renderer waits rather than holding the output in memory.
+ * ({@link MAX_QUEUED_CHARS}): the renderer waits rather than holding the output in memory.
  */
 import { writeFileSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
@@ -28,7 +28,7 @@ const BATCH_CHARS = 512 * 1024;
 /** ...or this many files. */
 const BATCH_FILES = 512;
 /** The most characters queued for the thread; the caller waits for it beyond that. */
-export const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+export const MAX_QUEUED_CHARS = 16 * 1024 * 1024;
 
 /** One batch sent to the thread: `[path, text]` pairs, written in order. */
 export type WriteBatch = readonly (readonly [string, string])[];
@@ -72,7 +72,7 @@ export interface BackgroundWriterProps {
   readonly syncWrites?: number;
   /**
    * The most characters queued for the thread; the caller waits beyond that.
-   * @default MAX_QUEUED_BYTES
+   * @default MAX_QUEUED_CHARS
    */
   readonly maxQueuedChars?: number;
 }
@@ -100,7 +100,7 @@ export class BackgroundWriter {
 
   constructor(props: BackgroundWriterProps = {}) {
     this.syncWrites = props.syncWrites ?? SYNC_WRITES;
-    this.maxQueuedChars = props.maxQueuedChars ?? MAX_QUEUED_BYTES;
+    this.maxQueuedChars = props.maxQueuedChars ?? MAX_QUEUED_CHARS;
   }
 
   /** Writes `text` to `path` (created or truncated), on the thread once enough files were written since the last wait. */
