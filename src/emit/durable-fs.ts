@@ -3,18 +3,19 @@
  * entries change are fsynced; a batch of staged files is flushed with one syncfs per file system.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { release } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { FsHost } from './fs-host.js';
 import { folderFilesOnThreads } from './folder-files-threads.js';
+import { readUtf8File } from '../util/read-utf8.js';
 
 /** The real file system, through node:fs. */
 export const NODE_FS_HOST: FsHost = {
   exists: (path) => existsSync(path),
   lstat: (path) => lstatSync(path, { throwIfNoEntry: false }),
   stat: (path) => statSync(path),
-  readFile: (path) => readFileSync(path, 'utf8'),
+  readFile: (path) => readUtf8File(path),
   readdir: (path) => readdirSync(path),
   readdirEntries: (path) => readdirSync(path, { withFileTypes: true }),
   realpath: (path) => realpathSync(path),

@@ -2,8 +2,8 @@
  * The lock file: the last good snapshot, committed next to the fleet definition and reviewed
  * like a package lock. Offline compiles read only this.
  */
-import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../util/canonical-json.js';
+import { readUtf8File } from '../util/read-utf8.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
 import { LOCK_FORMAT, lockDocumentSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
@@ -45,7 +45,7 @@ export interface LockState {
 const READ_FORMATS = `${SNAPSHOT_FORMAT}, ${PREVIOUS_LOCK_FORMAT} and ${LOCK_FORMAT}`;
 
 /** Reads the lock (through `readText`, default node:fs); a missing file is an empty snapshot. */
-export function readLockFile(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): FleetSnapshot {
+export function readLockFile(path: string, readText: (path: string) => string = readUtf8File): FleetSnapshot {
   return readLock(path, readText).snapshot;
 }
 
@@ -53,7 +53,7 @@ export function readLockFile(path: string, readText: (path: string) => string = 
  * Reads the lock (format 3; format 2, read without source records; or format 1, migrated: its snapshot, no unit records) through
  * `readText` (default node:fs); a missing file is an empty snapshot.
  */
-export function readLock(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): LockState {
+export function readLock(path: string, readText: (path: string) => string = readUtf8File): LockState {
   let text: string;
   try {
     text = readText(path);
