@@ -3,12 +3,13 @@
  * entries change are fsynced; a batch of staged files is flushed with one syncfs per file system.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { release } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { FsHost, WriteStep } from './fs-host.js';
 import { folderFilesOnThreads } from './folder-files-threads.js';
 import { BackgroundWriter } from './background-writes.js';
+import { readUtf8File } from '../util/read-utf8.js';
 
 /**
  * The staged files (the `stage-file` step) of the real host, written beside the caller's rendering
@@ -32,7 +33,7 @@ export const NODE_FS_HOST: FsHost = {
   exists: (path) => existsSync(path),
   lstat: (path) => lstatSync(path, { throwIfNoEntry: false }),
   stat: (path) => statSync(path),
-  readFile: (path) => readFileSync(path, 'utf8'),
+  readFile: (path) => readUtf8File(path),
   readdir: (path) => readdirSync(path),
   readdirEntries: (path) => readdirSync(path, { withFileTypes: true }),
   realpath: (path) => realpathSync(path),

@@ -2,12 +2,12 @@
  * The lock file: the last good snapshot, committed next to the fleet definition and reviewed
  * like a package lock. Offline compiles read only this.
  */
-import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../util/canonical-json.js';
+import { readUtf8File } from '../util/read-utf8.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
-import { compiledSectionSchema, LOCK_FORMAT, lockDocumentSchema, observedSectionSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
-import { pinnedIPsAccepted, unitRecordsAccepted } from '../state/lock-fast-check.js';
+import { LOCK_FORMAT, lockDocumentSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
+import { lockDocumentAccepted } from '../state/lock-fast-check.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
@@ -45,7 +45,7 @@ export interface LockState {
 const READ_FORMATS = `${SNAPSHOT_FORMAT}, ${PREVIOUS_LOCK_FORMAT} and ${LOCK_FORMAT}`;
 
 /** Reads the lock (through `readText`, default node:fs); a missing file is an empty snapshot. */
-export function readLockFile(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): FleetSnapshot {
+export function readLockFile(path: string, readText: (path: string) => string = readUtf8File): FleetSnapshot {
   return readLock(path, readText).snapshot;
 }
 
@@ -53,7 +53,7 @@ export function readLockFile(path: string, readText: (path: string) => string = 
  * Reads the lock (format 3; format 2, read without source records; or format 1, migrated: its snapshot, no unit records) through
  * `readText` (default node:fs); a missing file is an empty snapshot.
  */
-export function readLock(path: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): LockState {
+export function readLock(path: string, readText: (path: string) => string = readUtf8File): LockState {
   let text: string;
   try {
     text = readText(path);
@@ -73,7 +73,8 @@ export function readLock(path: string, readText: (path: string) => string = (p) 
     if (typeof lock.observed !== 'object' || lock.observed === null || typeof lock.compiled !== 'object' || lock.compiled === null) {
       throw new LockFileError(path, 'lacks "observed" or "compiled"');
     }
-    const problems = lockAccepted(lock) ? [] : schemaProblems(lockDocumentSchema, parsed);
+    // Checked in one pass; only a lock that pass does not accept is parsed by the schema, which names its problems.
+    const problems = lockDocumentAccepted(parsed) ? [] : schemaProblems(lockDocumentSchema, parsed);
     if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
     const { observed, compiled } = parsed as LockDocument;
     const snapshot = { format: SNAPSHOT_FORMAT, ...observed, ...(compiled.pinnedServiceIPs ? { pinnedServiceIPs: compiled.pinnedServiceIPs } : {}) } as FleetSnapshot;
@@ -90,22 +91,6 @@ export function readLock(path: string, readText: (path: string) => string = (p) 
   const problems = schemaProblems(fleetSnapshotSchema, parsed);
   if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
   return { snapshot: lock as FleetSnapshot, text };
-}
-
-/**
- * Whether the schema certainly accepts `lock` (whose format is checked), the unit records and
- * pinned IPs checked in one pass instead of by zod (src/state/lock-fast-check.ts). False means "let the whole schema
- * decide": a refused lock is refused with the schema's messages, exactly as before.
- */
-function lockAccepted(lock: Partial<LockDocument>): boolean {
-  const keys = Object.keys(lock);
-  if (keys.length !== 3 || !keys.every((k) => k === 'format' || k === 'observed' || k === 'compiled')) return false;
-  const compiled = lock.compiled as Record<string, unknown>;
-  if (!Object.keys(compiled).every((k) => k === 'units' || k === 'pinnedServiceIPs' || k === 'sources')) return false;
-  const { units, pinnedServiceIPs, ...rest } = compiled;
-  if (!unitRecordsAccepted(units) || !pinnedIPsAccepted(pinnedServiceIPs)) return false;
-  const small = compiledSectionSchema.omit({ units: true, pinnedServiceIPs: true });
-  return small.safeParse(rest).success && observedSectionSchema.safeParse(lock.observed).success;
 }
 
 /**

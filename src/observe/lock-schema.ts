@@ -51,19 +51,40 @@ function checked<T>(problem: (value: unknown) => string | undefined): z.ZodType<
   }) as unknown as z.ZodType<T>;
 }
 
-const text = (what: string): z.ZodType<string> => checked<string>((v) => (typeof v === 'string' ? undefined : `${quote(v)} is not ${what} (a string)`));
-const namespace = checked<string>(namespaceNameProblem);
-const serviceName = checked<string>(serviceNameProblem);
-const hostname = checked<string>((v) => dns1123LabelProblem(v, 'pod hostname'));
-const port = checked<number>(portNumberProblem);
-const protocol = checked<string>(protocolProblem);
-export const ip = checked<string>(ipLiteralProblem);
-export const timestamp = checked<string>((v) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : `${quote(v)} is not a timestamp such as 2025-01-31T12:00:00Z`));
-export const namespacedName = checked<string>((v) => {
+/** Why `value` is not a string; `what` names what it should be. */
+export const textProblem = (what: string) => (v: unknown): string | undefined => (typeof v === 'string' ? undefined : `${quote(v)} is not ${what} (a string)`);
+/** Why `value` is not a pod hostname. */
+export const hostnameProblem = (v: unknown): string | undefined => dns1123LabelProblem(v, 'pod hostname');
+/** Why `value` is not a Service type. */
+export const serviceTypeProblem = (v: unknown): string | undefined => (typeof v === 'string' && SERVICE_TYPES.includes(v) ? undefined : `${quote(v)} is not a Service type (one of ${SERVICE_TYPES.join(', ')})`);
+/** Why `value` is not an endpoint port's appProtocol. */
+export const appProtocolProblem = (v: unknown): string | undefined => qualifiedNameProblem(v, 'appProtocol');
+/** Why `value` is not a gateway's TLS identity. */
+export const gatewayIdentityProblem = (v: unknown): string | undefined => dns1123SubdomainProblem(v, 'gateway identity');
+/** Why `value` is not the Linkerd cluster name of a foreign Service. */
+export const linkerdClusterProblem = (v: unknown): string | undefined => dns1123LabelProblem(v, 'cluster name');
+/** Why `value` is not a timestamp (RFC 3339, as the lock writes them). */
+export const timestampProblem = (v: unknown): string | undefined => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : `${quote(v)} is not a timestamp such as 2025-01-31T12:00:00Z`);
+/** Why `value` is not `namespace/name` of a Service. */
+export const namespacedNameProblem = (v: unknown): string | undefined => {
   const parts = typeof v === 'string' ? v.split('/') : [];
   if (parts.length === 2 && namespaceNameProblem(parts[0]) === undefined && serviceNameProblem(parts[1]) === undefined) return undefined;
   return `${quote(v)} is not "namespace/name" of a Service`;
-});
+};
+/** Why `value` is not a trust root's SHA-256 fingerprint. */
+export const fingerprintProblem = (v: unknown): string | undefined => (typeof v === 'string' && /^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/.test(v) ? undefined : `${quote(v)} is not a SHA-256 fingerprint (32 upper-case hex pairs joined by ":")`);
+/** Why `value` is not a trust root's certificate subject. */
+export const certificateSubjectProblem = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 1024 && !/[\u0000-\u001f]/.test(v) ? undefined : `${quote(v)} is not a certificate subject (one line, at most 1024 characters)`);
+
+const text = (what: string): z.ZodType<string> => checked<string>(textProblem(what));
+const namespace = checked<string>(namespaceNameProblem);
+const serviceName = checked<string>(serviceNameProblem);
+const hostname = checked<string>(hostnameProblem);
+const port = checked<number>(portNumberProblem);
+const protocol = checked<string>(protocolProblem);
+export const ip = checked<string>(ipLiteralProblem);
+export const timestamp = checked<string>(timestampProblem);
+export const namespacedName = checked<string>(namespacedNameProblem);
 
 /** A record whose keys pass `keyProblem` and whose values pass `value`. */
 export function recordOf<V extends z.ZodType>(keyProblem: (key: string) => string | undefined, value: V) {
@@ -89,7 +110,7 @@ const observedEndpointPort = z.strictObject({
   name: checked<string>(portNameProblem),
   protocol,
   port,
-  appProtocol: checked<string>((v) => qualifiedNameProblem(v, 'appProtocol')).optional(),
+  appProtocol: checked<string>(appProtocolProblem).optional(),
 });
 
 /** One observed Service, of a target or of a source (the same checks at the observation boundary). */
@@ -98,7 +119,7 @@ export const observedServiceSchema = z.strictObject({
   name: serviceName,
   labels,
   annotations,
-  type: checked<string>((v) => (typeof v === 'string' && SERVICE_TYPES.includes(v) ? undefined : `${quote(v)} is not a Service type (one of ${SERVICE_TYPES.join(', ')})`)),
+  type: checked<string>(serviceTypeProblem),
   headless: z.boolean(),
   ports: z.array(observedPort),
   explicit: z.literal(true).optional(),
@@ -118,15 +139,15 @@ export const observedServiceSchema = z.strictObject({
 export const observedGatewaySchema = z.strictObject({
   addresses: z.array(ip),
   port,
-  identity: checked<string>((v) => dns1123SubdomainProblem(v, 'gateway identity')).optional(),
+  identity: checked<string>(gatewayIdentityProblem).optional(),
 });
 
 /** The gateway probe's verdict. */
 export const observedGatewayProbeSchema = z.strictObject({ alive: z.boolean() });
 /** A trust root: a SHA-256 fingerprint, a subject and an expiry; nothing else of the certificate. */
 export const observedTrustRootSchema = z.strictObject({
-  fingerprint: checked<string>((v) => (typeof v === 'string' && /^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/.test(v) ? undefined : `${quote(v)} is not a SHA-256 fingerprint (32 upper-case hex pairs joined by ":")`)),
-  subject: checked<string>((v) => (typeof v === 'string' && v.length <= 1024 && !/[\u0000-\u001f]/.test(v) ? undefined : `${quote(v)} is not a certificate subject (one line, at most 1024 characters)`)),
+  fingerprint: checked<string>(fingerprintProblem),
+  subject: checked<string>(certificateSubjectProblem),
   notAfter: timestamp,
 });
 
@@ -141,7 +162,7 @@ export const targetSnapshotSchema = z.strictObject({
 });
 
 /** A Service of a source that a mirror's name could take. */
-export const foreignServiceSchema = z.strictObject({ namespace, name: serviceName, linkerdCluster: checked<string>((v) => dns1123LabelProblem(v, 'cluster name')).optional(), clusterIP: ip.optional() });
+export const foreignServiceSchema = z.strictObject({ namespace, name: serviceName, linkerdCluster: checked<string>(linkerdClusterProblem).optional(), clusterIP: ip.optional() });
 
 /** A live Service of a source inside its pinned range. */
 export const pinnedRangeServiceSchema = z.strictObject({ namespace, name: serviceName, ip, managed: z.boolean() });
@@ -163,7 +184,7 @@ export const fleetSnapshotSchema = z.strictObject({
   format: z.literal(SNAPSHOT_FORMAT),
   targets: recordOf(clusterNameProblem, targetSnapshotSchema),
   sources: recordOf(clusterNameProblem, sourceSnapshotSchema),
-  pinnedServiceIPs: recordOf(clusterNameProblem, recordOf((k) => namespacedName.safeParse(k).error?.issues[0]?.message, ip)).optional(),
+  pinnedServiceIPs: recordOf(clusterNameProblem, recordOf(namespacedNameProblem, ip)).optional(),
   staleSince: z.strictObject({ targets: recordOf(clusterNameProblem, timestamp).optional(), sources: recordOf(clusterNameProblem, timestamp).optional() }).optional(),
 });
 

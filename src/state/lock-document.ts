@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { clusterNameProblem, quote } from '../util/k8s-names.js';
-import { ip, namespacedName, recordOf, sourceSnapshotSchema, targetSnapshotSchema, timestamp } from '../observe/lock-schema.js';
+import { ip, namespacedNameProblem, recordOf, sourceSnapshotSchema, targetSnapshotSchema, timestamp } from '../observe/lock-schema.js';
 import { parseUnitName, BASE_UNIT } from '../delivery/delivery-units.js';
 
 /**
@@ -27,7 +27,8 @@ export const PREVIOUS_LOCK_FORMAT = 2;
 export const SHA256_PATTERN = /^[0-9a-f]{64}$/;
 const sha256 = z.string().regex(SHA256_PATTERN, 'is not a SHA-256 digest (64 lower-case hex digits)');
 export const unitNameProblem = (name: string): string | undefined => (name === BASE_UNIT || parseUnitName(name) ? undefined : `${quote(name)} is not a delivery unit name (base, from-<cluster>[.<k>], shared[.<k>])`);
-export const namespacedKey = (k: string): string | undefined => namespacedName.safeParse(k).error?.issues[0]?.message;
+/** Why a record key is not `namespace/name` of a Service: the `namespacedName` schema's own predicate (its message, without zod around it). */
+export const namespacedKey = (k: string): string | undefined => namespacedNameProblem(k);
 /** `target/namespace/service`, or the bare target of a mirror whose origin annotation is missing. */
 export const ORIGIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/;
 const origin = z.string().regex(ORIGIN_PATTERN, 'is not "target/namespace/service"');
@@ -54,9 +55,12 @@ export const unitRecordSchema = z.strictObject({
 
 const originProblem = (k: string): string | undefined => origin.safeParse(k).error?.issues[0]?.message;
 
+/** A diagnostic code (src/diagnostics/diagnostic-codes.ts): `MRC` and four digits. */
+export const DIAGNOSTIC_CODE_PATTERN = /^MRC[0-9]{4}$/;
+
 /** A warning of a source's planning, as a full run reports it (src/diagnostics/diagnostic.ts). */
 export const sourceWarningSchema = z.strictObject({
-  code: z.string().regex(/^MRC[0-9]{4}$/, 'is not a diagnostic code such as MRC3001'),
+  code: z.string().regex(DIAGNOSTIC_CODE_PATTERN, 'is not a diagnostic code such as MRC3001'),
   severity: z.literal('warning'),
   cluster: z.string().optional(),
   target: z.string().optional(),

@@ -92,13 +92,14 @@ export function protocolProblem(value: unknown): string | undefined {
 
 /** Why `value` is not a qualified name (`[prefix/]name`: label and annotation keys, appProtocol). */
 export function qualifiedNameProblem(value: unknown, what = 'key'): string | undefined {
-  const bad = `${quote(value)} is not a valid ${what} (a qualified name: an optional DNS-subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)`;
-  if (!isString(value)) return bad;
+  // The message is built only for a bad value: label and annotation keys are checked by the hundred thousand.
+  const bad = (): string => `${quote(value)} is not a valid ${what} (a qualified name: an optional DNS-subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)`;
+  if (!isString(value)) return bad();
   const slash = value.indexOf('/');
   const prefix = slash >= 0 ? value.slice(0, slash) : undefined;
   const name = slash >= 0 ? value.slice(slash + 1) : value;
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_1123_SUBDOMAIN.test(prefix))) return bad;
-  if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME_PART.test(name)) return bad;
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_1123_SUBDOMAIN.test(prefix))) return bad();
+  if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME_PART.test(name)) return bad();
   return undefined;
 }
 
@@ -131,6 +132,9 @@ export const KUBERNETES_ANNOTATIONS_LIMIT_BYTES = 256 * 1024;
 /** Room left, of that limit, for the labels and annotations mirrorc adds to a mirror of an observed object. */
 export const MIRROR_METADATA_RESERVE_BYTES = 8 * 1024;
 
+/** The most bytes of labels and annotations together that an observed object may hold for its mirror to carry them. */
+export const COPIED_METADATA_LIMIT_BYTES = KUBERNETES_ANNOTATIONS_LIMIT_BYTES - MIRROR_METADATA_RESERVE_BYTES;
+
 /** Bytes of a label or annotation map as the API counts them: each key and value in UTF-8. */
 export function metadataBytes(record: Readonly<Record<string, unknown>> | undefined): number {
   let bytes = 0;
@@ -145,7 +149,7 @@ export function metadataBytes(record: Readonly<Record<string, unknown>> | undefi
  */
 export function copiedMetadataSizeProblem(labels: Readonly<Record<string, unknown>> | undefined, annotations: Readonly<Record<string, unknown>> | undefined): string | undefined {
   const bytes = metadataBytes(labels) + metadataBytes(annotations);
-  const limit = KUBERNETES_ANNOTATIONS_LIMIT_BYTES - MIRROR_METADATA_RESERVE_BYTES;
+  const limit = COPIED_METADATA_LIMIT_BYTES;
   if (bytes <= limit) return undefined;
   return `labels and annotations together hold ${bytes} bytes, more than the ${limit} a mirror can carry (Kubernetes refuses more than ${KUBERNETES_ANNOTATIONS_LIMIT_BYTES} bytes of annotations on an object, and mirrorc adds its own)`;
 }
