@@ -88,12 +88,23 @@ export const namespacedName = checked<string>(namespacedNameProblem);
 
 /** A record whose keys pass `keyProblem` and whose values pass `value`. */
 export function recordOf<V extends z.ZodType>(keyProblem: (key: string) => string | undefined, value: V) {
-  return z.record(z.string(), value).superRefine((record, ctx) => {
-    for (const key of Object.keys(record)) {
-      const p = keyProblem(key);
-      if (p !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `key ${p}` });
-    }
-  });
+  // zod's record leaves a `__proto__` key out of what it checks, but JSON.parse makes it an own key
+  // of the object the lock is read into: it is checked here, on the input, like every other key.
+  return z
+    .unknown()
+    .superRefine((raw, ctx) => {
+      if (typeof raw === 'object' && raw !== null && Object.hasOwn(raw, '__proto__')) {
+        ctx.addIssue({ code: 'custom', path: ['__proto__'], message: `key ${keyProblem('__proto__') ?? 'is not allowed'}` });
+      }
+    })
+    .pipe(
+      z.record(z.string(), value).superRefine((record, ctx) => {
+        for (const key of Object.keys(record)) {
+          const p = keyProblem(key);
+          if (p !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `key ${p}` });
+        }
+      }),
+    );
 }
 
 const labels = recordOf(labelKeySyntaxProblem, checked<string>(labelValueSyntaxProblem));

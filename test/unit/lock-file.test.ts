@@ -366,3 +366,20 @@ describe('renderLockFile', () => {
     assert.equal(text, renderLockFile(snapshot));
   });
 });
+
+describe('a "__proto__" key in the lock', () => {
+  // JSON.parse makes "__proto__" an own key of the object it builds; zod's record left it unchecked.
+  for (const [where, edit] of [
+    ['a target name', (text: string) => text.replace('"targets": {', '"targets": {"__proto__":{"selectors":[],"services":[],"missingExplicitExports":[]},')],
+    ['a label key', (text: string) => text.replace('"labels": {', '"labels": {"__proto__":"x",')],
+    ['a unit name', (text: string) => text.replace('"units": {}', '"units":{"east":{"__proto__":{"files":{"count":0,"bytes":0,"digest":"' + '0'.repeat(64) + '"}}}}')],
+  ] as const) {
+    test(`as ${where} is refused with the key's problem, like any other bad key`, () => {
+      const text = edit(renderLockFile(sampleSnapshot()));
+      assert.ok(text.includes('"__proto__"'), 'the edit applies');
+      const e = lockError(lockWith(`proto-${where.replace(/ /g, '-')}.lock.json`, text));
+      assert.match(e.message, /does not match the lock schema/);
+      assert.ok(e.problems.some((p) => p.includes('__proto__') && p.includes('key ')), e.problems.join('\n'));
+    });
+  }
+});
