@@ -21,7 +21,7 @@ import { compareStrings } from '../util/order.js';
 import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
 import { appendAll } from '../util/append-all.js';
 import type { UnitRecord } from '../state/lock-document.js';
-import { filesRecord, objectInventory } from '../state/unit-inventory.js';
+import { contentDigest, filesRecord, objectInventory } from '../state/unit-inventory.js';
 
 type K8sObject = ReturnType<Chart['toJson']>[number] | KubeObject;
 
@@ -64,6 +64,7 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
   const writeUnit = (unit: string, objects: readonly K8sObject[]): void => {
     const resources: string[] = [];
     const sizes: [string, number][] = [];
+    const texts: [string, string, number][] = [];
     for (const object of objects) {
       // A frozen object is shared by the mirrors of several sources (PlanMemo.sharedObjects): its file is rendered once.
       const shared = Object.isFrozen(object);
@@ -79,11 +80,14 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
       files.set(path, file.text);
       resources.push(file.rel);
       sizes.push([file.rel, file.bytes]);
+      texts.push([file.rel, file.text, file.bytes]);
     }
     const kustomization = kustomizationFile(resources);
     files.set(`${unit}/kustomization.yaml`, kustomization);
-    sizes.push(['kustomization.yaml', Buffer.byteLength(kustomization)]);
-    rest.records?.set(unit, { files: filesRecord(sizes), ...objectInventory(objects) });
+    const kustomizationBytes = Buffer.byteLength(kustomization);
+    sizes.push(['kustomization.yaml', kustomizationBytes]);
+    texts.push(['kustomization.yaml', kustomization, kustomizationBytes]);
+    rest.records?.set(unit, { files: filesRecord(sizes), content: contentDigest(texts), ...objectInventory(objects) });
     unitNames.push(unit);
   };
   if (source) {

@@ -15,7 +15,7 @@ import type { FileTree } from '../emit/render-files.js';
 import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
-import type { SourceRecords, UnitRecords } from '../state/lock-document.js';
+import type { SourceRecords, UnitFiles, UnitRecords } from '../state/lock-document.js';
 import { unitFolderCheck } from '../state/unit-folders.js';
 import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
 import { appendAll } from '../util/append-all.js';
@@ -56,17 +56,54 @@ export interface Compiled {
  * Compiles `snapshot` for the fleet of `loaded`, from the unit records of `state`. With `stream`
  * (synth), each rendered cluster folder goes to it as soon as it is rendered and `tree` stays empty.
  */
-export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState, stream?: StreamedWrite): Compiled {
-  const { options, mode, shard, now, mark, log } = run;
-  const { spec, previous, paths } = loaded;
+export async function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState, stream?: StreamedWrite): Promise<Compiled> {
+  const { mode, mark, log } = run;
+  const { paths } = loaded;
+  if (mode !== 'write' && mode !== 'observe') {
+    const compiled = logCompiled(run, compileWith(run, loaded, snapshot, state, undefined, stream));
+    mark('render');
+    return compiled;
+  }
+  // synth and observe skip sources and unit families whose inputs did not change and whose folders
+  // are intact. The walk of dist/ that answers "intact" may still be running: compile plans as if
+  // every folder it asks about were intact, and the answers are checked once the walk is done. Only
+  // when one was wrong (a folder changed by hand) is everything compiled again with the real
+  // answers, after dropping what was staged: compile is a pure function of its inputs and those
+  // answers, so the result is the same as a compile that waited for the walk.
+  const asked: [string, string, UnitFiles][] = [];
+  const optimistic = (cluster: string, unit: string, files: UnitFiles): boolean => {
+    asked.push([cluster, unit, files]);
+    return true;
+  };
+  const first = compileWith(run, loaded, snapshot, state, optimistic, stream);
+  const intact = unitFolderCheck(paths.outDir, run.host, await loaded.unitFolderWalk);
+  const wrong = asked.find(([cluster, unit, files]) => !intact(cluster, unit, files));
+  if (wrong === undefined) {
+    // (The time waited for the walk, if any, counts as rendering.)
+    mark('render');
+    return logCompiled(run, first);
+  }
+  log.detail(`unit folder ${wrong[0]}/${wrong[1]} does not match the lock's record: compiling again with every folder checked`);
+  stream?.restart();
+  const compiled = logCompiled(run, compileWith(run, loaded, snapshot, state, intact, stream));
+  mark('render');
+  return compiled;
+}
+
+/** A compile of the stage, with what it kept and planned in part (for the log). */
+type CompileResult = Compiled & Pick<CompiledTree, 'skippedSources' | 'partialSources'> & { readonly compileMs: number };
+
+/** One compile of the stage, with the integrity check `intact` (undefined: plan and render every unit). */
+function compileWith(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState, intact: ((cluster: string, unit: string, files: UnitFiles) => boolean) | undefined, stream?: StreamedWrite): CompileResult {
+  const { options, shard, now, mark } = run;
+  const { spec, previous } = loaded;
   const { records, committedTree } = state;
   const compileStarted = now().getTime();
   const isolation = { strict: options.strict ?? false, previousOwners: recordOwnerLookup(records), previousMirrors: recordMirrorLookup(records), now: new Date(compileStarted) };
   const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
-  // synth and observe skip sources and unit families whose inputs did not change and whose folders are intact.
   // A source's record counts only with the lock's own unit records (not with records adopted from a folder the lock does not describe).
   const sources = Object.fromEntries(Object.entries(loaded.previousSources ?? {}).filter(([cluster]) => loaded.previousUnits?.[cluster] !== undefined && loaded.previousUnits[cluster] === records[cluster]));
-  const incremental = { records, sources, ...(mode === 'write' || mode === 'observe' ? { intact: unitFolderCheck(paths.outDir, run.host, loaded.unitFolders) } : {}) };
+  const incremental = { records, sources, ...(intact ? { intact } : {}) };
   // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
   const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
   const compile = (s: FleetSnapshot, onCompiled?: () => void, sink?: RenderedClusterSink): CompiledTree => {
@@ -94,17 +131,22 @@ export function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSna
     } else result = held.compiled;
     appendAll(heldBackWarnings, heldBackDiagnostics(held.held, held.warnings));
   }
-  mark('render');
-  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${now().getTime() - compileStarted} ms`);
-  const skipped = [...result.skippedSources];
-  if (skipped.length > 0) log.detail(`${skipped.length} source${skipped.length === 1 ? '' : 's'} unchanged, not planned (${skipped.join(', ')})`);
-  const partial = [...result.partialSources];
-  if (partial.length > 0) log.detail(`${partial.length} source${partial.length === 1 ? '' : 's'} planned in part (${partial.map(([source, families]) => `${source}: ${families.join(' ') || 'none'}`).join('; ')})`);
   const diagnostics = [...result.diagnostics];
   appendAll(diagnostics, heldBackWarnings);
   const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
   const writtenClusters = owned ?? new Set(Object.keys(result.units));
-  return { tree, snapshot: result.snapshot, diagnostics, planRows: result.planRows, units: result.units, rendered: result.rendered, sources: result.sources, writtenClusters };
+  return { tree, snapshot: result.snapshot, diagnostics, planRows: result.planRows, units: result.units, rendered: result.rendered, sources: result.sources, writtenClusters, skippedSources: result.skippedSources, partialSources: result.partialSources, compileMs: now().getTime() - compileStarted };
+}
+
+/** Logs what the compile kept and planned (once, for the compile whose result the run uses). */
+function logCompiled(run: RunContext, compiled: CompileResult): CompileResult {
+  const { shard, log } = run;
+  log.detail(`compiled ${shard ? `source${shard.length === 1 ? '' : 's'} ${shard.join(', ')}` : 'every source'} in ${compiled.compileMs} ms`);
+  const skipped = [...compiled.skippedSources];
+  if (skipped.length > 0) log.detail(`${skipped.length} source${skipped.length === 1 ? '' : 's'} unchanged, not planned (${skipped.join(', ')})`);
+  const partial = [...compiled.partialSources];
+  if (partial.length > 0) log.detail(`${partial.length} source${partial.length === 1 ? '' : 's'} planned in part (${partial.map(([source, families]) => `${source}: ${families.join(' ') || 'none'}`).join('; ')})`);
+  return compiled;
 }
 
 /** Clusters that are no link's source. */

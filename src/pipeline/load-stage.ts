@@ -49,8 +49,12 @@ export interface Loaded {
   readonly lockText?: string;
   /** The staleness limit in force: `--max-stale`, else the fleet's; never for offline runs. */
   readonly staleLimit?: StaleLimit;
-  /** synth and observe: the files of every unit folder of `dist/`, walked under the run lock after recovery (the integrity check compares them with the lock's records). */
-  readonly unitFolders?: UnitFolderFiles;
+  /**
+   * synth and observe: the walk of every unit folder of `dist/` (their files), started under the run
+   * lock after recovery and still running when the stage returns: compile plans while it runs and
+   * checks its answers against it afterwards (src/pipeline/compile-stage.ts). Undefined when the walk failed.
+   */
+  readonly unitFolderWalk?: Promise<UnitFolderFiles | undefined>;
 }
 
 /**
@@ -115,8 +119,7 @@ export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loade
     : maxStaleMs !== undefined ? { text: maxStaleFlag!, ms: maxStaleMs, origin: '--max-stale' }
       : spec.stalenessLimit ? { text: spec.stalenessLimit.maxStale, ms: spec.stalenessLimit.maxStaleMs, origin: "the fleet's StalenessLimit maxStale" }
         : undefined;
-  const unitFolders = await walking;
-  return { paths, spec, previous, ...(previousUnits ? { previousUnits } : {}), ...(previousSources ? { previousSources } : {}), ...(lockText !== undefined ? { lockText } : {}), ...(staleLimit ? { staleLimit } : {}), ...(unitFolders ? { unitFolders } : {}) };
+  return { paths, spec, previous, ...(previousUnits ? { previousUnits } : {}), ...(previousSources ? { previousSources } : {}), ...(lockText !== undefined ? { lockText } : {}), ...(staleLimit ? { staleLimit } : {}), ...(walking ? { unitFolderWalk: walking } : {}) };
 }
 
 /**

@@ -90,7 +90,7 @@ async function runStages(run: RunContext, held: RunLock[]): Promise<SynthResult>
     // synth streams: each cluster folder is staged into the write transaction as it is rendered (never
     // committed before the guard below; discarded when the run stops before its commit point).
     if (mode === 'write') stream = new StreamedWrite(loaded.paths.outDir, loaded.paths.lockFile, run.host, shard ? new Set([...shard, ...nonSourceClusters(loaded.spec)]) : undefined);
-    const compiled = compileStage(run, loaded, observed.snapshot, state, stream);
+    const compiled = await compileStage(run, loaded, observed.snapshot, state, stream);
     const diagnostics = [...observed.diagnostics, ...compiled.diagnostics, ...deliveryDiagnostics(loaded.spec)];
     printWarnings(log, diagnostics);
 

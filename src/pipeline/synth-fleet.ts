@@ -201,12 +201,22 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     const source = plan ? { cluster, namespaces: plan.namespaces, units: [...families.values()].flat(), pinnedIPs: plan.pinnedIPs } : undefined;
     const fresh = new Map<string, Omit<UnitRecord, 'inputs'>>();
     const files = renderClusterUnits(source, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
+    const unchanged = new Set<string>();
     for (const [unit, record] of fresh) {
       const family = parseUnitName(unit)?.family;
       const digest = family !== undefined ? digests.get(family) : undefined;
       clusterUnits[unit] = { ...(digest !== undefined ? { inputs: digest } : {}), ...record };
+      // A unit rendered to the very files its intact folder holds (one shard of a family whose other
+      // shards changed) is kept as it is: neither read nor written.
+      const old = recorded[unit];
+      if (state?.intact && old?.content !== undefined && old.content === record.content && sameUnitFiles(old.files, record.files) && state.intact(cluster, unit, old.files)) {
+        unchanged.add(unit);
+        kept.push(unit);
+        continue;
+      }
       rendered.add(`${cluster}/${unit}`);
     }
+    if (unchanged.size > 0) for (const path of [...files.keys()]) if (unchanged.has(path.slice(0, path.indexOf('/')))) files.delete(path);
     units[cluster] = Object.fromEntries(Object.entries(clusterUnits).sort(([a], [b]) => compareStrings(a, b)));
     if (sink) {
       sink(cluster, files, kept);
@@ -247,6 +257,10 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
     warnings: messages(diagnostics),
     diagnostics,
   };
+}
+
+function sameUnitFiles(a: UnitFiles, b: UnitFiles): boolean {
+  return a.count === b.count && a.bytes === b.bytes && a.digest === b.digest;
 }
 
 /** The lock to write: the snapshot plus compile's pinned IPs (left out entirely while there are none). */

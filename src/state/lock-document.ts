@@ -45,6 +45,12 @@ export const unitRecordSchema = z.strictObject({
   /** Digest of everything the unit is rendered from; absent for a unit adopted from an older `dist/` (rendered on the next run). */
   inputs: sha256.optional(),
   files: unitFilesSchema,
+  /**
+   * Digest of the unit's files' paths and texts as rendered (src/state/unit-inventory.ts
+   * `contentDigest`): a unit whose inputs changed but which renders to the same files, on an intact
+   * folder, is neither read nor written. Absent in a record of an earlier run (the unit is read once).
+   */
+  content: sha256.optional(),
   /** Mirror Services (`namespace/name` → origin) the removal guard counts: one per exported service. */
   mirrors: recordOf(namespacedKey, origin).optional(),
   /** Per-pod mirror Services (`namespace/name` → origin): they own their names, the guard does not count them. */

@@ -40,7 +40,7 @@ import {
 import { DIAGNOSTIC_CODE_PATTERN, LOCK_FORMAT, namespacedKey, ORIGIN_PATTERN, PREVIOUS_LOCK_FORMAT, SHA256_PATTERN, unitNameProblem } from './lock-document.js';
 
 /** The fields of `unitRecordSchema` (src/state/lock-document.ts). */
-export const UNIT_RECORD_FIELDS: ReadonlySet<string> = new Set(['inputs', 'files', 'mirrors', 'podMirrors', 'imports']);
+export const UNIT_RECORD_FIELDS: ReadonlySet<string> = new Set(['inputs', 'files', 'content', 'mirrors', 'podMirrors', 'imports']);
 const INVENTORIES = ['mirrors', 'podMirrors', 'imports'] as const;
 
 /** Whether `value` is an object JSON.parse made (not null, not an array, plain prototype). */
@@ -77,6 +77,7 @@ export function unitRecordsAccepted(units: unknown): boolean {
       if (!unitOk(unit) || !isPlainObject(record)) return false;
       for (const field of Object.keys(record)) if (!UNIT_RECORD_FIELDS.has(field)) return false;
       if (record.inputs !== undefined && !(typeof record.inputs === 'string' && SHA256_PATTERN.test(record.inputs))) return false;
+      if (record.content !== undefined && !(typeof record.content === 'string' && SHA256_PATTERN.test(record.content))) return false;
       if (!filesAccepted(record.files)) return false;
       for (const field of INVENTORIES) {
         const inventory = record[field];

@@ -5,6 +5,7 @@
 import { HEADLESS_MIRROR_SVC_NAME_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
 import { MCS_SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../contract/kubernetes.js';
 import { clusterNameProblem, dns1123LabelProblem } from '../util/k8s-names.js';
+import { createHash } from 'node:crypto';
 import { compareStrings } from '../util/order.js';
 import { folderFilesRecord } from '../emit/folder-files.js';
 import type { UnitFiles, UnitRecord } from './lock-document.js';
@@ -64,6 +65,26 @@ export function objectInventory(objects: Iterable<unknown>): Pick<UnitRecord, 'm
 /** The files record of a unit folder from its files' paths (relative to the unit folder) and byte sizes. */
 export function filesRecord(sizes: Iterable<readonly [string, number]>): UnitFiles {
   return folderFilesRecord(sizes);
+}
+
+/**
+ * The content digest of a unit folder (its record's `content`): SHA-256 over its files' paths
+ * (relative to the unit folder), sorted, each with its size in bytes and its text. Two folders with
+ * the same digest hold the same files with the same texts.
+ */
+export function contentDigest(files: readonly (readonly [path: string, text: string, bytes: number])[]): string {
+  const sortedFiles = [...files].sort(([a], [b]) => compareStrings(a, b));
+  const hash = createHash('sha256');
+  let chunk = '';
+  for (const [path, text, bytes] of sortedFiles) {
+    chunk += `${path}\0${bytes}\n${text}`;
+    if (chunk.length > 1 << 20) {
+      hash.update(chunk);
+      chunk = '';
+    }
+  }
+  hash.update(chunk);
+  return hash.digest('hex');
 }
 
 function sorted(record: Record<string, string>): Record<string, string> {

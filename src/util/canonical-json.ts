@@ -22,6 +22,38 @@ function write(value: unknown, indent: string): string {
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
 
 /**
+ * Whether JSON.stringify writes `value` exactly as {@link write} does: it holds only strings, numbers,
+ * booleans, null, arrays and plain objects whose own keys, in the order the engine iterates them, are
+ * in code-unit order, and no undefined (so no toJSON method, function, symbol or bigint either).
+ */
+function inCanonicalOrder(value: unknown): boolean {
+  if (value === null) return true;
+  const type = typeof value;
+  if (type === 'string' || type === 'number' || type === 'boolean') return true;
+  if (type !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined || !inCanonicalOrder(item)) return false;
+    }
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
+    // (An integer-like key needs no test of its own: the engine iterates such keys first, in numeric
+    // order, and JSON.stringify writes them in that order, which this check accepts only when it is
+    // code-unit order as well.)
+    if (previous !== undefined && !(previous < key)) return false;
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (item === undefined || !inCanonicalOrder(item)) return false;
+    previous = key;
+  }
+  return true;
+}
+
+/**
  * JSON with object keys in code-unit order at every depth (arrays keep their order), 2-space indent, final newline.
  *
  * `JSON.stringify` with a 2-space indent lays text out exactly as {@link write} does; a replacer
@@ -32,6 +64,9 @@ const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
  * value) sends the whole value to the reference writer instead.
  */
 export function canonicalJson(value: unknown): string {
+  // A value whose keys are in code-unit order already (a parsed canonical file, records built sorted)
+  // is written by JSON.stringify alone, without a replacer call per value: the same text, faster.
+  if (inCanonicalOrder(value)) return `${JSON.stringify(value, null, 2) ?? 'null'}\n`;
   let exact = true;
   const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown): unknown {
     const type = typeof v;

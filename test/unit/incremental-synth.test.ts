@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { test } from 'node:test';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { NODE_FS_HOST } from '../../src/emit/durable-fs.js';
@@ -18,6 +18,7 @@ import { runSynth, type SynthOptions } from '../../src/pipeline/run-synth.js';
 import { treeUnitRecords } from '../../src/state/adopt-dist.js';
 import type { LockDocument } from '../../src/state/lock-document.js';
 import { Diag } from '../../src/diagnostics/diagnostic-codes.js';
+import { parseUnitName } from '../../src/delivery/delivery-units.js';
 
 /** A scratch copy of the example fleet's dist/ and delivery/ with the given lock text. */
 function scratch(lockText: string): { dir: string; lockPath: string; outDir: string; run: (o?: Partial<SynthOptions>) => ReturnType<typeof runSynth> } {
@@ -686,5 +687,67 @@ test('GIVEN the mesh from empty WHEN synth writes it THEN each folder lists its 
     } finally {
       rmSync(s.dir, { recursive: true, force: true });
     }
+  }
+});
+
+test('GIVEN a settled mesh whose families are split into shards WHEN one service of a target changes THEN each source reads and writes only the shard holding its mirror (the other shards render to the very files their folders hold), and synth writes what a full run writes', async () => {
+  const s = await meshRepository();
+  const small = { maxUnitObjects: 24 };
+  try {
+    assert.equal((await s.run(small)).exitCode, ExitCode.OK);
+    assert.equal((await s.run(small)).exitCode, ExitCode.OK);
+    // GIVEN the first gateway service of c02 gets another port
+    let changed: string | undefined;
+    editServices(s, 'c02', (services) => services.map((svc) => {
+      if (changed !== undefined || !GATEWAY(svc)) return svc;
+      changed = `c02/${svc.namespace}/${svc.name}`;
+      return bumpPorts(svc);
+    }));
+    assert.ok(changed);
+    const lockText = readFileSync(s.lockPath, 'utf8');
+    // WHEN synth runs with a host that records the files it reads
+    const reads: string[] = [];
+    const recording: FsHost = { ...NODE_FS_HOST, readFile: (path: string) => {
+      reads.push(path);
+      return NODE_FS_HOST.readFile(path);
+    } };
+    const result = await s.run({ ...small, host: recording });
+    assert.equal(result.exitCode, ExitCode.OK, result.error);
+    // THEN in every other source, of the units only the c02 family's shard holding the changed mirror was read, and only it changed
+    const units = readLockDocument(s.lockPath).compiled.units;
+    const readUnits = new Map<string, Set<string>>();
+    for (const path of reads) {
+      const rel = relative(s.outDir, path).split(sep);
+      // (The base units are read for the Namespaces the delivery manifests name, as in every run.)
+      if (rel[0] === '..' || rel.length < 3 || rel[1] === 'base') continue;
+      let set = readUnits.get(rel[0]!);
+      if (!set) readUnits.set(rel[0]!, (set = new Set()));
+      set.add(rel[1]!);
+    }
+    for (const source of MESH.filter((c) => c !== 'c02')) {
+      const shards = Object.keys(units[source]!).filter((u) => parseUnitName(u)?.family === 'from-c02');
+      assert.ok(shards.length > 1, `${source}: the c02 family is split (${shards.join(', ')})`);
+      const holding = shards.filter((u) => Object.values(units[source]![u]!.mirrors ?? {}).includes(changed!));
+      assert.equal(holding.length, 1, `${source}: one shard holds the mirror of ${changed}`);
+      assert.deepEqual([...(readUnits.get(source) ?? [])].sort(), holding, `${source}: only the shard holding the changed mirror is read`);
+      const change = result.changes.find((c) => c.cluster === source);
+      assert.ok(change && change.changed.length > 0 && change.added.length === 0 && change.removed.length === 0, `${source}: files changed`);
+      for (const path of change.changed) assert.ok(path.startsWith(`${holding[0]}/`), `${source}: ${path} lies in ${holding[0]}`);
+      for (const unit of shards) assert.match(units[source]![unit]!.content ?? '', /^[0-9a-f]{64}$/, `${source}/${unit} records its content digest`);
+    }
+    assert.deepEqual([...(readUnits.get('c02') ?? [])], [], 'c02 (whose targets did not change) is not read');
+    // AND the output and the lock are those of a full run of the same lock from an empty folder
+    const full = mkdtempSync(join(tmpdir(), 'mirrorc-shards-full-'));
+    try {
+      writeFileSync(join(full, 'fleet.lock.json'), lockText);
+      const f = await runSynth({ fleetFile: 'clusters/fleet.ts', define: defineMesh, lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, log: () => {}, print: () => {}, ...small });
+      assert.equal(f.exitCode, ExitCode.OK, f.error);
+      assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
+      assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
+    } finally {
+      rmSync(full, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
   }
 });

@@ -306,6 +306,22 @@ describe('canonicalJson (native fast path)', () => {
     for (const value of cases) assert.equal(canonicalJson(value), `${reference(value)}\n`);
   });
 
+  test('values whose keys are sorted already, and values that only look so, give the reference text', () => {
+    const nullPrototype = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, b: 2 });
+    const cases: unknown[] = [
+      { a: 1, b: [1, { c: 2, d: null }, 'x'], c: { d: true, e: -0, f: Number.NaN } },
+      { a: undefined, b: 1 },
+      { a: [undefined, 1] },
+      nullPrototype,
+      { a: new Date(0), b: 1 },
+      { a: 1, toJSON: () => 'x' },
+      { '1': 'one', a: 'a' },
+      { A: 1, B: 2, a: 3, b: 4 },
+      { a: 1, a0: 2, 'a-': 3 },
+    ];
+    for (const value of cases) assert.equal(canonicalJson(value), `${reference(value)}\n`);
+  });
+
   test('a parsed canonical text renders back to itself', () => {
     const text = canonicalJson({ z: { b: [1, { y: 2, x: 1 }], a: 'é\u2028"' }, a: 1.5 });
     assert.equal(canonicalJson(JSON.parse(text)), text);
