@@ -30,7 +30,11 @@ export interface GroupedLines {
  */
 export function groupedLines(diagnostics: readonly Diagnostic[], prefix: string): GroupedLines {
   const byCode = new Map<string, Diagnostic[]>();
-  for (const d of diagnostics) byCode.set(d.code, [...(byCode.get(d.code) ?? []), d]);
+  for (const d of diagnostics) {
+    const list = byCode.get(d.code);
+    if (list) list.push(d);
+    else byCode.set(d.code, [d]);
+  }
   const lines: string[] = [];
   const details: string[] = [];
   for (const [code, found] of byCode) {
@@ -60,9 +64,16 @@ function subjectLabel(d: Diagnostic): string {
 /** The message without its leading `cluster "x": `, `target cluster "x": ` or `x: ` naming its cluster. */
 function withoutSubject(d: Diagnostic): string {
   if (d.cluster === undefined) return d.message;
-  const name = d.cluster.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return d.message.replace(new RegExp(`^(?:(?:target|source) )?(?:cluster "${name}"|${name}): `), '');
+  let subject = subjectPatterns.get(d.cluster);
+  if (!subject) {
+    const name = d.cluster.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    subjectPatterns.set(d.cluster, (subject = new RegExp(`^(?:(?:target|source) )?(?:cluster "${name}"|${name}): `)));
+  }
+  return d.message.replace(subject, '');
 }
+
+/** The pattern of each cluster's subject prefix, made once (a large fleet reports thousands of findings). */
+const subjectPatterns = new Map<string, RegExp>();
 
 function titleOf(code: string): string {
   return allDiagnostics().find((d) => d.code === code)?.title ?? code;

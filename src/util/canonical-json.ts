@@ -21,70 +21,70 @@ function write(value: unknown, indent: string): string {
 /** A key the engine iterates before every other (an array index): a sorted copy could not keep it in code-unit order. */
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
 
+/** What {@link canonicalView} returns for a value JSON.stringify cannot write as {@link write} does. */
+const NOT_NATIVE = Symbol('not native');
+
 /**
- * Whether JSON.stringify writes `value` exactly as {@link write} does: it holds only strings, numbers,
- * booleans, null, arrays and plain objects whose own keys, in the order the engine iterates them, are
- * in code-unit order, and no undefined (so no toJSON method, function, symbol or bigint either).
+ * `value` as JSON.stringify writes exactly as {@link write} does: the value itself where its object
+ * keys are in code-unit order already (a parsed canonical file), else a copy of the objects on the
+ * way to those that are not, with their keys sorted; {@link NOT_NATIVE} when some part cannot be
+ * written that way (a toJSON method, a function, symbol or bigint, an object of a class, or an
+ * integer-like key in an object that must be sorted: the engine iterates such keys first).
  */
-function inCanonicalOrder(value: unknown): boolean {
-  if (value === null) return true;
+function canonicalView(value: unknown): unknown {
+  if (value === null || value === undefined) return value;
   const type = typeof value;
-  if (type === 'string' || type === 'number' || type === 'boolean') return true;
-  if (type !== 'object') return false;
+  if (type === 'string' || type === 'number' || type === 'boolean') return value;
+  if (type !== 'object') return NOT_NATIVE;
   if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      if (item === undefined || !inCanonicalOrder(item)) return false;
+      const view = canonicalView(item);
+      if (view === NOT_NATIVE) return NOT_NATIVE;
+      if (view !== item) (copy ??= value.slice())[i] = view;
     }
-    return true;
+    return copy ?? value;
   }
-  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-  let previous: string | undefined;
-  for (const key in value) {
-    if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
-    // (An integer-like key needs no test of its own: the engine iterates such keys first, in numeric
-    // order, and JSON.stringify writes them in that order, which this check accepts only when it is
-    // code-unit order as well.)
-    if (previous !== undefined && !(previous < key)) return false;
-    const item: unknown = (value as Record<string, unknown>)[key];
-    if (item === undefined || !inCanonicalOrder(item)) return false;
-    previous = key;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return NOT_NATIVE;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  // (Sorted in the order the engine iterates them, integer-like keys included, JSON.stringify writes them so.)
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) if (!(keys[i - 1]! < keys[i]!)) sorted = false;
+  if (!sorted && keys.some((k) => INTEGER_LIKE.test(k))) return NOT_NATIVE;
+  let changed = false;
+  const views: unknown[] = [];
+  for (const key of keys) {
+    const item = record[key];
+    const view = canonicalView(item);
+    if (view === NOT_NATIVE) return NOT_NATIVE;
+    views.push(view);
+    if (view !== item) changed = true;
   }
-  return true;
+  if (sorted && !changed) return value;
+  const order = keys.map((_, i) => i);
+  if (!sorted) order.sort((a, b) => compareStrings(keys[a]!, keys[b]!));
+  // Without a prototype, so that a "__proto__" key is a key like any other.
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const i of order) copy[keys[i]!] = views[i];
+  return copy;
 }
 
 /**
  * JSON with object keys in code-unit order at every depth (arrays keep their order), 2-space indent, final newline.
  *
- * `JSON.stringify` with a 2-space indent lays text out exactly as {@link write} does; a replacer
- * hands it each object with its keys in code-unit order (the object itself when they are already,
- * as in a parsed canonical file), so the text is written natively, several times faster than by
- * hand — the lock of a large fleet is tens of MiB. Whatever that path cannot render identically
- * (an integer-like key, which the engine would move first; a `toJSON` method; a function or symbol
- * value) sends the whole value to the reference writer instead.
+ * `JSON.stringify` with a 2-space indent lays text out exactly as {@link write} does; it is given
+ * the value itself where its keys are in code-unit order already (a parsed canonical file) and sorted
+ * copies of the objects that are not ({@link canonicalView}), so the text is written natively, with
+ * no replacer call per value, several times faster than by hand — the lock of a large fleet is tens
+ * of MiB. Whatever that path cannot render identically (an integer-like key in an object to sort,
+ * which the engine would move first; a `toJSON` method; a function, symbol or bigint value) sends
+ * the whole value to the reference writer instead.
  */
 export function canonicalJson(value: unknown): string {
-  // A value whose keys are in code-unit order already (a parsed canonical file, records built sorted)
-  // is written by JSON.stringify alone, without a replacer call per value: the same text, faster.
-  if (inCanonicalOrder(value)) return `${JSON.stringify(value, null, 2) ?? 'null'}\n`;
-  let exact = true;
-  const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown): unknown {
-    const type = typeof v;
-    if (type === 'function' || type === 'symbol' || type === 'bigint') exact = false;
-    // JSON.stringify called a toJSON method: the reference writer would not have.
-    if (this[key] !== v) exact = false;
-    if (v === null || type !== 'object') return v;
-    if (Array.isArray(v)) return v;
-    const keys = Object.keys(v as object);
-    let sorted = true;
-    for (let i = 0; i < keys.length; i++) {
-      if (INTEGER_LIKE.test(keys[i]!)) exact = false;
-      if (i > 0 && keys[i - 1]! > keys[i]!) sorted = false;
-    }
-    if (sorted || !exact) return v;
-    const copy: Record<string, unknown> = {};
-    for (const k of keys.sort(compareStrings)) copy[k] = (v as Record<string, unknown>)[k];
-    return copy;
-  }, 2);
-  return exact ? `${text ?? 'null'}\n` : `${write(value, '')}\n`;
+  const view = canonicalView(value);
+  if (view === NOT_NATIVE) return `${write(value, '')}\n`;
+  return `${JSON.stringify(view, null, 2) ?? 'null'}\n`;
 }

@@ -318,6 +318,9 @@ describe('canonicalJson (native fast path)', () => {
       { '1': 'one', a: 'a' },
       { A: 1, B: 2, a: 3, b: 4 },
       { a: 1, a0: 2, 'a-': 3 },
+      JSON.parse('{"z": 1, "__proto__": {"b": 1, "a": 2}, "a": [{"y": 1, "x": 2}, {"p": 1}]}'),
+      { a: { c: 1, b: 2 }, b: [new Date(0)] },
+      [{ b: 1, a: 2 }, { a: 1 }, null, 'x'],
     ];
     for (const value of cases) assert.equal(canonicalJson(value), `${reference(value)}\n`);
   });
