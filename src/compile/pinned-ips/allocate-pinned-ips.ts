@@ -124,5 +124,9 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
   // Requests were sorted, so the allocation usually is: sorted again only when it is not.
   const entries = [...allocation.entries()];
   if (entries.some(([k], i) => i > 0 && compareStrings(entries[i - 1]![0], k) > 0)) entries.sort(([a], [b]) => compareStrings(a, b));
-  return Object.fromEntries(entries);
+  // (Assigned one by one: faster than Object.fromEntries for thousands of keys; a key holds a "/", so
+  // it is never "__proto__" nor integer-like, and the object keeps the sorted order.)
+  const result: Record<string, string> = {};
+  for (const [key, ip] of entries) result[key] = ip;
+  return result;
 }
