@@ -36,6 +36,8 @@ function canonicalView(value: unknown): unknown {
   const type = typeof value;
   if (type === 'string' || type === 'number' || type === 'boolean') return value;
   if (type !== 'object') return NOT_NATIVE;
+  // JSON.stringify would call a toJSON method (of an array too); the reference writer does not.
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_NATIVE;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {

@@ -321,6 +321,7 @@ describe('canonicalJson (native fast path)', () => {
       JSON.parse('{"z": 1, "__proto__": {"b": 1, "a": 2}, "a": [{"y": 1, "x": 2}, {"p": 1}]}'),
       { a: { c: 1, b: 2 }, b: [new Date(0)] },
       [{ b: 1, a: 2 }, { a: 1 }, null, 'x'],
+      { a: Object.assign([1, 2], { toJSON: () => 'x' }) },
     ];
     for (const value of cases) assert.equal(canonicalJson(value), `${reference(value)}\n`);
   });
