@@ -63,7 +63,6 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
   const cluster = source?.cluster ?? (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';
   const writeUnit = (unit: string, objects: readonly K8sObject[]): void => {
     const resources: string[] = [];
-    const sizes: [string, number][] = [];
     const texts: [string, string, number][] = [];
     for (const object of objects) {
       // A frozen object is shared by the mirrors of several sources (PlanMemo.sharedObjects): its file is rendered once.
@@ -79,15 +78,12 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
       if (files.has(path)) throw new Error(`internal error: two objects would be written to ${cluster}/${path}`);
       files.set(path, file.text);
       resources.push(file.rel);
-      sizes.push([file.rel, file.bytes]);
       texts.push([file.rel, file.text, file.bytes]);
     }
     const kustomization = kustomizationFile(resources);
     files.set(`${unit}/kustomization.yaml`, kustomization);
-    const kustomizationBytes = Buffer.byteLength(kustomization);
-    sizes.push(['kustomization.yaml', kustomizationBytes]);
-    texts.push(['kustomization.yaml', kustomization, kustomizationBytes]);
-    rest.records?.set(unit, { files: filesRecord(sizes), content: contentDigest(texts), ...objectInventory(objects) });
+    texts.push(['kustomization.yaml', kustomization, Buffer.byteLength(kustomization)]);
+    rest.records?.set(unit, { files: filesRecord(texts.map(([rel, , bytes]) => [rel, bytes] as const)), content: contentDigest(texts), ...objectInventory(objects) });
     unitNames.push(unit);
   };
   if (source) {

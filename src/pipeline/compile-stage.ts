@@ -59,35 +59,32 @@ export interface Compiled {
 export async function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState, stream?: StreamedWrite): Promise<Compiled> {
   const { mode, mark, log } = run;
   const { paths } = loaded;
-  if (mode !== 'write' && mode !== 'observe') {
-    const compiled = logCompiled(run, compileWith(run, loaded, snapshot, state, undefined, stream));
-    mark('render');
-    return compiled;
+  let compiled: CompileResult;
+  if (mode !== 'write' && mode !== 'observe') compiled = compileWith(run, loaded, snapshot, state, undefined, stream);
+  else {
+    // synth and observe skip sources and unit families whose inputs did not change and whose folders
+    // are intact. The walk of dist/ that answers "intact" may still be running: compile plans as if
+    // every folder it asks about were intact, and the answers are checked once the walk is done. Only
+    // when one was wrong (a folder changed by hand) is everything compiled again with the real
+    // answers, after dropping what was staged: compile is a pure function of its inputs and those
+    // answers, so the result is the same as a compile that waited for the walk.
+    const asked: [string, string, UnitFiles][] = [];
+    const optimistic = (cluster: string, unit: string, files: UnitFiles): boolean => {
+      asked.push([cluster, unit, files]);
+      return true;
+    };
+    compiled = compileWith(run, loaded, snapshot, state, optimistic, stream);
+    const intact = unitFolderCheck(paths.outDir, run.host, await loaded.unitFolderWalk);
+    const wrong = asked.find(([cluster, unit, files]) => !intact(cluster, unit, files));
+    if (wrong !== undefined) {
+      log.detail(`unit folder ${wrong[0]}/${wrong[1]} does not match the lock's record: compiling again with every folder checked`);
+      stream?.restart();
+      compiled = compileWith(run, loaded, snapshot, state, intact, stream);
+    }
   }
-  // synth and observe skip sources and unit families whose inputs did not change and whose folders
-  // are intact. The walk of dist/ that answers "intact" may still be running: compile plans as if
-  // every folder it asks about were intact, and the answers are checked once the walk is done. Only
-  // when one was wrong (a folder changed by hand) is everything compiled again with the real
-  // answers, after dropping what was staged: compile is a pure function of its inputs and those
-  // answers, so the result is the same as a compile that waited for the walk.
-  const asked: [string, string, UnitFiles][] = [];
-  const optimistic = (cluster: string, unit: string, files: UnitFiles): boolean => {
-    asked.push([cluster, unit, files]);
-    return true;
-  };
-  const first = compileWith(run, loaded, snapshot, state, optimistic, stream);
-  const intact = unitFolderCheck(paths.outDir, run.host, await loaded.unitFolderWalk);
-  const wrong = asked.find(([cluster, unit, files]) => !intact(cluster, unit, files));
-  if (wrong === undefined) {
-    // (The time waited for the walk, if any, counts as rendering.)
-    mark('render');
-    return logCompiled(run, first);
-  }
-  log.detail(`unit folder ${wrong[0]}/${wrong[1]} does not match the lock's record: compiling again with every folder checked`);
-  stream?.restart();
-  const compiled = logCompiled(run, compileWith(run, loaded, snapshot, state, intact, stream));
+  // (The time waited for the walk, if any, counts as rendering.)
   mark('render');
-  return compiled;
+  return logCompiled(run, compiled);
 }
 
 /** A compile of the stage, with what it kept and planned in part (for the log). */

@@ -18,6 +18,7 @@ import type { SourceRecord, SourceRecords, UnitFiles, UnitRecord, UnitRecords } 
 import { treeUnitRecords } from '../state/adopt-dist.js';
 import { UnitInputs } from '../state/unit-inputs.js';
 import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
+import { sameFiles } from '../state/unit-folders.js';
 import type { Fleet } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
@@ -209,7 +210,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       // A unit rendered to the very files its intact folder holds (one shard of a family whose other
       // shards changed) is kept as it is: neither read nor written.
       const old = recorded[unit];
-      if (state?.intact && old?.content !== undefined && old.content === record.content && sameUnitFiles(old.files, record.files) && state.intact(cluster, unit, old.files)) {
+      if (state?.intact && old?.content !== undefined && old.content === record.content && sameFiles(old.files, record.files) && state.intact(cluster, unit, old.files)) {
         unchanged.add(unit);
         kept.push(unit);
         continue;
@@ -257,10 +258,6 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
     warnings: messages(diagnostics),
     diagnostics,
   };
-}
-
-function sameUnitFiles(a: UnitFiles, b: UnitFiles): boolean {
-  return a.count === b.count && a.bytes === b.bytes && a.digest === b.digest;
 }
 
 /** The lock to write: the snapshot plus compile's pinned IPs (left out entirely while there are none). */

@@ -24,7 +24,8 @@ export function folderMatches(dir: string, files: UnitFiles, host: FsHost = NODE
   return sizes !== undefined && sizes.length === files.count && sameFiles(filesRecord(sizes), files);
 }
 
-function sameFiles(found: UnitFiles, files: UnitFiles): boolean {
+/** Whether two files records are the same (count, bytes and digest). */
+export function sameFiles(found: UnitFiles, files: UnitFiles): boolean {
   return found.count === files.count && found.bytes === files.bytes && found.digest === files.digest;
 }
 

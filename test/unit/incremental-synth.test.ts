@@ -34,6 +34,25 @@ function scratch(lockText: string): { dir: string; lockPath: string; outDir: str
 
 const readLockDocument = (path: string): LockDocument => JSON.parse(readFileSync(path, 'utf8')) as LockDocument;
 
+/**
+ * Synth of `lockText` in full from an empty folder (offline, with the options `o`): asserts that it
+ * succeeds and that `outDir` and the lock at `lockPath` are byte for byte what it wrote. Returns its
+ * result, for callers that compare warnings too.
+ */
+async function assertSameAsFullRun(outDir: string, lockPath: string, lockText: string, o: Partial<SynthOptions> = {}): Promise<Awaited<ReturnType<typeof runSynth>>> {
+  const full = mkdtempSync(join(tmpdir(), 'mirrorc-full-'));
+  try {
+    writeFileSync(join(full, 'fleet.lock.json'), lockText);
+    const f = await runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, log: () => {}, print: () => {}, ...o });
+    assert.equal(f.exitCode, ExitCode.OK, f.error);
+    assert.deepEqual(readTree(outDir), readTree(join(full, 'dist')));
+    assert.equal(readFileSync(lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
+    return f;
+  } finally {
+    rmSync(full, { recursive: true, force: true });
+  }
+}
+
 /** Every mirror (`cluster/namespace/name` → origin) the unit records hold, whichever unit. */
 function mirrorsOf(units: LockDocument['compiled']['units']): Map<string, string> {
   const out = new Map<string, string>();
@@ -122,18 +141,8 @@ test('GIVEN changes of several kinds in the lock WHEN synth runs incrementally T
     const r = await run({ confirmRemovals: true });
     assert.equal(r.exitCode, ExitCode.OK, r.error);
     assert.ok(r.changes.length > 0, 'the change reached dist/');
-    // WHEN the same lock is rendered in full into an empty folder
-    const full = mkdtempSync(join(tmpdir(), 'mirrorc-full-'));
-    try {
-      writeFileSync(join(full, 'fleet.lock.json'), `${JSON.stringify(changed, null, 2)}\n`);
-      const f = await runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, confirmRemovals: true, log: () => {}, print: () => {} });
-      assert.equal(f.exitCode, ExitCode.OK, f.error);
-      // THEN both outputs and both locks are byte for byte the same
-      assert.deepEqual(readTree(outDir), readTree(join(full, 'dist')));
-      assert.equal(readFileSync(lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
-    } finally {
-      rmSync(full, { recursive: true, force: true });
-    }
+    // WHEN the same lock is rendered in full into an empty folder THEN both outputs and both locks are byte for byte the same
+    await assertSameAsFullRun(outDir, lockPath, `${JSON.stringify(changed, null, 2)}\n`, { confirmRemovals: true });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -195,17 +204,8 @@ async function assertSameAsFullRender(s: Scratch, o: Partial<SynthOptions> = {})
   const lockText = readFileSync(s.lockPath, 'utf8');
   const { result, lines } = await runLogged(s, { confirmRemovals: true, ...o });
   assert.equal(result.exitCode, ExitCode.OK, result.error);
-  const full = mkdtempSync(join(tmpdir(), 'mirrorc-full-'));
-  try {
-    writeFileSync(join(full, 'fleet.lock.json'), lockText);
-    const f = await runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, confirmRemovals: true, log: () => {}, print: () => {}, ...o });
-    assert.equal(f.exitCode, ExitCode.OK, f.error);
-    assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
-    assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
-    assert.deepEqual(result.warnings, f.warnings, 'the same warnings as a full run');
-  } finally {
-    rmSync(full, { recursive: true, force: true });
-  }
+  const f = await assertSameAsFullRun(s.outDir, s.lockPath, lockText, { confirmRemovals: true, ...o });
+  assert.deepEqual(result.warnings, f.warnings, 'the same warnings as a full run');
   return skippedIn(lines);
 }
 
@@ -442,16 +442,7 @@ test('GIVEN a synth that failed after its commit point (an object not yet put in
     const commit = calls.indexOf('rename journal-commit', walk);
     calls.forEach((c, i) => assert.ok(i < walk || !c.includes(' apply-') || (commit >= 0 && commit < i), `${c} after the walk, before this run's commit`));
     // AND the output is what a full render of the lock writes
-    const full = mkdtempSync(join(tmpdir(), 'mirrorc-full-'));
-    try {
-      writeFileSync(join(full, 'fleet.lock.json'), lockText);
-      const f = await runSynth({ fleetFile: 'clusters/fleet.ts', lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, log: () => {}, print: () => {} });
-      assert.equal(f.exitCode, ExitCode.OK, f.error);
-      assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
-      assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
-    } finally {
-      rmSync(full, { recursive: true, force: true });
-    }
+    await assertSameAsFullRun(s.outDir, s.lockPath, lockText);
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }
@@ -525,18 +516,9 @@ async function assertMeshSameAsFull(s: Scratch, checked = true): Promise<Record<
   const lockText = readFileSync(s.lockPath, 'utf8');
   const { result, lines } = await runLogged(s, { confirmRemovals: true });
   assert.equal(result.exitCode, ExitCode.OK, result.error);
-  const full = mkdtempSync(join(tmpdir(), 'mirrorc-families-full-'));
-  try {
-    writeFileSync(join(full, 'fleet.lock.json'), lockText);
-    const f = await runSynth({ fleetFile: 'clusters/fleet.ts', define: defineMesh, lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, confirmRemovals: true, log: () => {}, print: () => {} });
-    assert.equal(f.exitCode, ExitCode.OK, f.error);
-    assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
-    assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
-    assert.deepEqual(result.warnings, f.warnings, 'the same warnings, in the same order, as a full run');
-    assert.deepEqual(result.diagnostics, f.diagnostics);
-  } finally {
-    rmSync(full, { recursive: true, force: true });
-  }
+  const f = await assertSameAsFullRun(s.outDir, s.lockPath, lockText, { define: defineMesh, confirmRemovals: true });
+  assert.deepEqual(result.warnings, f.warnings, 'the same warnings, in the same order, as a full run');
+  assert.deepEqual(result.diagnostics, f.diagnostics);
   // AND check (every source planned in full, every file compared) agrees
   if (checked) {
     const check = await s.run({ mode: 'check' });
@@ -737,16 +719,7 @@ test('GIVEN a settled mesh whose families are split into shards WHEN one service
     }
     assert.deepEqual([...(readUnits.get('c02') ?? [])], [], 'c02 (whose targets did not change) is not read');
     // AND the output and the lock are those of a full run of the same lock from an empty folder
-    const full = mkdtempSync(join(tmpdir(), 'mirrorc-shards-full-'));
-    try {
-      writeFileSync(join(full, 'fleet.lock.json'), lockText);
-      const f = await runSynth({ fleetFile: 'clusters/fleet.ts', define: defineMesh, lockFile: join(full, 'fleet.lock.json'), outDir: join(full, 'dist'), offline: true, log: () => {}, print: () => {}, ...small });
-      assert.equal(f.exitCode, ExitCode.OK, f.error);
-      assert.deepEqual(readTree(s.outDir), readTree(join(full, 'dist')));
-      assert.equal(readFileSync(s.lockPath, 'utf8'), readFileSync(join(full, 'fleet.lock.json'), 'utf8'));
-    } finally {
-      rmSync(full, { recursive: true, force: true });
-    }
+    await assertSameAsFullRun(s.outDir, s.lockPath, lockText, { define: defineMesh, ...small });
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }
