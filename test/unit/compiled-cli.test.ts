@@ -94,6 +94,32 @@ describe('the compiled CLI', () => {
     });
   }
 
+  // tsx's own `require` registers under a namespace of Date.now(): its transform cache (keyed by the file's URL with the namespace) missed on every run, so esbuild compiled the fleet afresh each time (≈ 0.2 s) and left one more cache file in the temp folder.
+  for (const [kind, esm] of [['CommonJS', false], ['an ES module', true]] as const) {
+    test(`GIVEN a TypeScript fleet file that is ${kind} WHEN the compiled CLI runs synth --offline twice THEN the second run is served from tsx's transform cache (no new cache file) and writes the same files`, async () => {
+      const fleet = FLEET.replace("import { names } from './names.js';", "const names = { source: 'a', target: 'b' };");
+      const repo = scratchRepo(fleet, esm);
+      const tmp = mkdtempSync(join(tmpdir(), 'mirrorc-tsx-cache-'));
+      try {
+        const cacheFiles = (): string[] => readdirSync(tmp, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name)).sort();
+        const first = await runCompiledCli(['synth', '--offline'], repo.dir, { TMPDIR: tmp });
+        assert.equal(first.code, 0, first.stderr);
+        const afterFirst = cacheFiles();
+        // The first run compiled the fleet file through tsx, which cached it.
+        assert.ok(afterFirst.length > 0, 'tsx cached nothing in the temp folder');
+        const hash = repo.hash();
+        const second = await runCompiledCli(['synth', '--offline'], repo.dir, { TMPDIR: tmp });
+        assert.equal(second.code, 0, second.stderr);
+        assert.deepEqual(cacheFiles(), afterFirst);
+        assert.equal(repo.hash(), hash);
+        assert.match(second.stderr, /^a\s+0\s+0\s+0\s+[1-9]\d*$/m);
+      } finally {
+        repo.remove();
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    });
+  }
+
   // Loaded as the fleet file's own require, tsx compiled every module of lib/ into a second copy (Node 20): 160 modules through esbuild, most of a large fleet's import time.
   for (const [kind, esm] of [['CommonJS', false], ['an ES module', true]] as const) {
     test(`GIVEN a TypeScript fleet file that is ${kind} and checks that its Fleet class is the CLI's WHEN synth --offline runs compiled THEN it passes (one copy of mirrorc), exit 0`, async () => {
