@@ -1,5 +1,5 @@
 /**
- * The lock document (format 3): one schema-first, versioned file with two sections (see
+ * The lock document (format 4): one schema-first, versioned file with two sections (see
  * docs/lock-and-state.md).
  *
  * - `observed`: what the clusters were last seen to hold (the snapshot of format 1, without the
@@ -17,12 +17,24 @@ import { ip, namespacedNameProblem, recordOf, sourceSnapshotSchema, targetSnapsh
 import { parseUnitName, BASE_UNIT } from '../delivery/delivery-units.js';
 
 /**
- * Version of the lock document. Format 1 (the bare snapshot) and format 2 (no per-source records:
- * every source is planned once) are migrated on read.
+ * Version of the lock document. Format 4 added the source records' `families` and the unit
+ * records' `content`: a mirrorc that reads format 3 refuses a format 4 lock by its number ("has
+ * format 4, but this version reads formats 1, 2 and 3") rather than by an unknown key. Format 1
+ * (the bare snapshot) and format 2 (no per-source records: every source is planned once) are
+ * migrated on read; format 3 is read as it is.
  */
-export const LOCK_FORMAT = 3;
-/** The earlier document format that this one reads as it is (it lacks only `compiled.sources`). */
+export const LOCK_FORMAT = 4;
+/**
+ * Format 3: the same document without `families` and `content` (both optional, so it is read as it
+ * is; some format 3 locks hold them, written by the versions that added them before the number).
+ */
+export const FORMAT_3_LOCK = 3;
+/** The earlier document format that this one reads as it is but for `compiled.sources`, which it lacks. */
 export const PREVIOUS_LOCK_FORMAT = 2;
+/** Whether `format` is that of a lock document this version reads (formats 2 to 4; format 1 is the bare snapshot). */
+export function isLockDocumentFormat(format: unknown): format is 2 | 3 | 4 {
+  return format === LOCK_FORMAT || format === FORMAT_3_LOCK || format === PREVIOUS_LOCK_FORMAT;
+}
 
 export const SHA256_PATTERN = /^[0-9a-f]{64}$/;
 const sha256 = z.string().regex(SHA256_PATTERN, 'is not a SHA-256 digest (64 lower-case hex digits)');
@@ -123,9 +135,9 @@ export const observedSectionSchema = z.strictObject({
   staleSince: z.strictObject({ targets: recordOf(clusterNameProblem, timestamp).optional(), sources: recordOf(clusterNameProblem, timestamp).optional() }).optional(),
 });
 
-/** The whole lock file (format 3; a format 2 document is the same but for its number and `compiled.sources`). */
+/** The whole lock file (format 4; formats 3 and 2 are the same but for their number and what they lack, see {@link LOCK_FORMAT}). */
 export const lockDocumentSchema = z.strictObject({
-  format: z.union([z.literal(LOCK_FORMAT), z.literal(PREVIOUS_LOCK_FORMAT)]),
+  format: z.union([z.literal(LOCK_FORMAT), z.literal(FORMAT_3_LOCK), z.literal(PREVIOUS_LOCK_FORMAT)]),
   observed: observedSectionSchema,
   compiled: compiledSectionSchema,
 });

@@ -37,7 +37,7 @@ import {
   serviceTypeProblem,
   timestampProblem,
 } from '../observe/lock-schema.js';
-import { DIAGNOSTIC_CODE_PATTERN, LOCK_FORMAT, namespacedKey, ORIGIN_PATTERN, PREVIOUS_LOCK_FORMAT, SHA256_PATTERN, unitNameProblem } from './lock-document.js';
+import { DIAGNOSTIC_CODE_PATTERN, isLockDocumentFormat, namespacedKey, ORIGIN_PATTERN, SHA256_PATTERN, unitNameProblem } from './lock-document.js';
 
 /** The fields of `unitRecordSchema` (src/state/lock-document.ts). */
 export const UNIT_RECORD_FIELDS: ReadonlySet<string> = new Set(['inputs', 'files', 'content', 'mirrors', 'podMirrors', 'imports']);
@@ -337,13 +337,13 @@ export const LOCK_DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['format', 'obs
 export const COMPILED_SECTION_FIELDS: ReadonlySet<string> = new Set(['units', 'pinnedServiceIPs', 'sources']);
 
 /**
- * Whether `lockDocumentSchema` certainly accepts `document` (a lock of format 3 or 2 as JSON.parse
+ * Whether `lockDocumentSchema` certainly accepts `document` (a lock of format 4, 3 or 2 as JSON.parse
  * made it): every section checked in one pass. False means "let the whole schema decide": a refused
  * lock is refused with the schema's own messages.
  */
 export function lockDocumentAccepted(document: unknown): boolean {
   if (!isPlainObject(document) || !onlyFields(document, LOCK_DOCUMENT_FIELDS)) return false;
-  if (document.format !== LOCK_FORMAT && document.format !== PREVIOUS_LOCK_FORMAT) return false;
+  if (!isLockDocumentFormat(document.format)) return false;
   const compiled = document.compiled;
   if (!isPlainObject(compiled) || !onlyFields(compiled, COMPILED_SECTION_FIELDS)) return false;
   return unitRecordsAccepted(compiled.units) && pinnedIPsAccepted(compiled.pinnedServiceIPs) && sourceRecordsAccepted(compiled.sources) && observedSectionAccepted(document.observed);

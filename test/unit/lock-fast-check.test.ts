@@ -94,10 +94,10 @@ function fullService(): Json {
 
 const trustRoot = (): Json => ({ fingerprint: FINGERPRINT, subject: 'CN=root.linkerd.cluster.local, O=Example', notAfter: '2030-01-31T12:00:00Z' });
 
-/** A lock (format 3) with every optional field of every object the schema knows, valid. */
+/** A lock (format 4) with every optional field of every object the schema knows, valid. */
 function completeLock(): Json {
   return {
-    format: 3,
+    format: 4,
     observed: {
       targets: {
         paris: {
@@ -171,7 +171,7 @@ function lockText(document: unknown): string {
  */
 function readLockProblems(document: Json): string[] | undefined {
   const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null;
-  if (!isObject(document) || (document.format !== 3 && document.format !== 2) || !isObject(document.observed) || !isObject(document.compiled)) return undefined;
+  if (!isObject(document) || (document.format !== 4 && document.format !== 3 && document.format !== 2) || !isObject(document.observed) || !isObject(document.compiled)) return undefined;
   const text = lockText(document);
   try {
     readLock('mutated.lock.json', () => text);
@@ -302,7 +302,9 @@ describe('the lock fast check', () => {
     assert.equal(observedSectionAccepted(document.observed), true);
     assert.equal(sourceRecordsAccepted(document.compiled.sources), true);
     assert.equal(sourceRecordsAccepted(undefined), true);
+    assert.equal(lockDocumentAccepted({ ...document, format: 3 }), true);
     assert.equal(lockDocumentAccepted({ ...document, format: 2 }), true);
+    assert.equal(lockDocumentAccepted({ ...document, format: 5 }), false);
   });
 
   test('it accepts the example fleet\'s lock', () => {
