@@ -64,7 +64,7 @@ function mirrorsOf(units: LockDocument['compiled']['units']): Map<string, string
   return out;
 }
 
-test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first time THEN every mirror, name owner and pinned IP is kept and the lock becomes format 3', async () => {
+test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first time THEN every mirror, name owner and pinned IP is kept and the lock becomes format 4', async () => {
   const oldLock = readFileSync('test/fixtures/lock-format-1/fleet.lock.json', 'utf8');
   const { dir, lockPath, outDir, run } = scratch(oldLock);
   try {
@@ -74,7 +74,7 @@ test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first 
     // THEN dist/ is byte for byte what it was: no mirror lost, moved or renamed
     assert.deepEqual(readTree(outDir), before);
     const lock = readLockDocument(lockPath);
-    assert.equal(lock.format, 3);
+    assert.equal(lock.format, 4);
     // AND the pinned IPs are those of the old lock, in the compiled section
     assert.deepEqual(lock.compiled.pinnedServiceIPs, JSON.parse(oldLock).pinnedServiceIPs);
     // AND the observation is the old lock's
