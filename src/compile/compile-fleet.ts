@@ -33,6 +33,7 @@ import { appendAll } from '../util/append-all.js';
 import { adoptedClusterIPs, foreignNameVerdict } from './adopt-linkerd-mirrors.js';
 import type { ForeignService } from '../snapshot/snapshot.js';
 import { Diag, type DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
+import { linkContribution } from './link-contribution.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 
 /** What compile produced. */
@@ -109,6 +110,16 @@ export interface PartialSourceInput {
   readonly linkWarnings: readonly number[];
   /** `namespace/name` of every Service the families that are not planned hold (the inventories of their unit records). */
   readonly keptNames: ReadonlySet<string>;
+  /**
+   * Each linked target → the digest of what its link gave the source-wide steps at the last plan
+   * (link-contribution.ts). With {@link namespaces} and {@link sharedNames}, a source whose changed
+   * links give the same digests is planned by those links alone. @default none: never by those links alone
+   */
+  readonly contributions?: Readonly<Record<string, string>>;
+  /** The Namespaces the last plan created (its base unit's). @default none */
+  readonly namespaces?: readonly string[];
+  /** `namespace/name` of every Service the `shared` units hold, when they may be kept (recorded with an input digest, intact). @default none: `shared` is planned */
+  readonly sharedNames?: ReadonlySet<string>;
 }
 
 /** The origin (`target/namespace/service`) of the mirror Service `namespace/name` of `source` in the current output, or undefined. */
@@ -199,6 +210,12 @@ export interface SourcePlan {
    * {@link units} and whose records the lock keeps as they are. @default none: every family planned
    */
   readonly keptFamilies?: readonly string[];
+  /**
+   * Each linked target → the digest of what its link gave the source-wide steps
+   * (link-contribution.ts), recorded for the next partial plan. @default unknown (a partial plan
+   * whose record had none)
+   */
+  readonly contributions?: Readonly<Record<string, string>>;
 }
 
 function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions, memo: PlanMemo): SourcePlan {
@@ -217,10 +234,16 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const previousMirrors = options.previousMirrors;
   const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
   const linkWarnings: number[] = [];
+  const contributions: Record<string, string> = {};
   for (const link of links) {
     const before = diagnostics.findings.length;
-    flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned, mcsRequests }, false));
+    const from = planned.length;
+    const requestsFrom = mcsRequests.length;
+    const linkNamespaces = new Set<string>();
+    flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces: linkNamespaces, planned, mcsRequests }, false));
     linkWarnings.push(countWarnings(diagnostics.findings, before));
+    for (const ns of linkNamespaces) namespaces.add(ns);
+    contributions[link.target] = linkContribution(link, snapshot.targets[link.target], planned.slice(from), linkNamespaces, mcsRequests.slice(requestsFrom), memo);
   }
   appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
@@ -296,6 +319,7 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
         requirements: requirements.sort(compareBy((r) => r.target)),
         pinnedIPs: sortedRecord(pinnedIPs),
         linkWarnings,
+        contributions: sortedRecord(contributions),
       };
     }
     for (const key of newlyFailed) failedPins.add(key);
@@ -374,6 +398,8 @@ function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnap
   if (links.length !== input.linkWarnings.length || links.some((l) => l.mcs) || new Set(links.map((l) => l.target)).size !== links.length) return undefined;
   if (input.linkWarnings.reduce((a, b) => a + b, 0) > input.warnings.length) return undefined;
   if (input.warnings.some((w) => WHOLE_SOURCE_CODES.has(w.code))) return undefined;
+  const alone = planChangedLinksAlone(source, links, fleet, snapshot, options, memo, input);
+  if (alone) return alone;
   const diagnostics = new Diagnostics(false);
   // The kept families' own findings are the lock's: what the links they plan again find goes nowhere.
   const scratch = new Diagnostics(false);
@@ -385,14 +411,23 @@ function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnap
   const previousMirrors = options.previousMirrors;
   const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
   const linkWarnings: number[] = [];
+  // The kept links' contributions are the recorded ones (their targets' observations did not change).
+  let contributions: Record<string, string> | undefined = input.contributions ? {} : undefined;
   let offset = 0;
   links.forEach((link, i) => {
     const recorded = input.linkWarnings[i]!;
     if (input.changedTargets.has(link.target)) {
       const before = diagnostics.findings.length;
-      flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned, mcsRequests }, false));
+      const from = planned.length;
+      const linkNamespaces = new Set<string>();
+      flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces: linkNamespaces, planned, mcsRequests }, false));
       linkWarnings.push(countWarnings(diagnostics.findings, before));
+      for (const ns of linkNamespaces) namespaces.add(ns);
+      if (contributions) contributions[link.target] = linkContribution(link, snapshot.targets[link.target], planned.slice(from), linkNamespaces, [], memo);
     } else {
+      const contribution = input.contributions?.[link.target];
+      if (contributions && contribution !== undefined) contributions[link.target] = contribution;
+      else contributions = undefined;
       flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, scratch, established, memo, { namespaces, planned, mcsRequests }, true));
       appendAll(diagnostics.findings, input.warnings.slice(offset, offset + recorded));
       linkWarnings.push(recorded);
@@ -456,6 +491,73 @@ function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnap
       pinnedIPs,
       linkWarnings,
       keptFamilies: links.filter((l) => !input.changedTargets.has(l.target)).map((l) => unitFamily(l.target)),
+      ...(contributions ? { contributions: sortedRecord(contributions) } : {}),
+    },
+    diagnostics,
+  };
+}
+
+/**
+ * The plan of `source`'s changed links alone (docs/incremental-planning.md, "Planning the changed
+ * links alone"), or undefined when it cannot be shown equal to the full plan. Each changed link is
+ * planned in full; when every one of them gives the source-wide steps exactly what its record says
+ * (the same digest: link-contribution.ts), every input of those steps is what it was at the last
+ * plan: the pinned IPs are the lock's, the Namespaces the recorded ones, `shared` (its `-global` and
+ * federated Services) is kept as its units are, and the warnings after the links are the recorded
+ * ones. The credentials requirements are not worked out again (synth reads none).
+ */
+function planChangedLinksAlone(source: string, links: readonly LinkSpec[], fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, memo: PlanMemo, input: PartialSourceInput): { plan: SourcePlan; diagnostics: Diagnostics } | undefined {
+  const { contributions: recorded, namespaces, sharedNames } = input;
+  if (!recorded || !namespaces || !sharedNames) return undefined;
+  const sourceNamespaces = new Set(snapshot.sources[source]?.namespaces ?? []);
+  const previousMirrors = options.previousMirrors;
+  const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
+  const diagnostics = new Diagnostics(false);
+  const planned: MirrorUnit[] = [];
+  const linkWarnings: number[] = [];
+  const contributions: Record<string, string> = {};
+  let offset = 0;
+  for (const [i, link] of links.entries()) {
+    const count = input.linkWarnings[i]!;
+    const previous = recorded[link.target];
+    if (previous === undefined) return undefined;
+    if (input.changedTargets.has(link.target)) {
+      const before = diagnostics.findings.length;
+      const from = planned.length;
+      const linkNamespaces = new Set<string>();
+      const mcsRequests: MirrorRequest[] = [];
+      planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces: linkNamespaces, planned, mcsRequests }, false);
+      if (mcsRequests.length > 0 || linkContribution(link, snapshot.targets[link.target], planned.slice(from), linkNamespaces, mcsRequests, memo) !== previous) return undefined;
+      linkWarnings.push(countWarnings(diagnostics.findings, before));
+    } else {
+      appendAll(diagnostics.findings, input.warnings.slice(offset, offset + count));
+      linkWarnings.push(count);
+    }
+    contributions[link.target] = previous;
+    offset += count;
+  }
+  // The warnings after the links (federated and `-global` Services, credentials, pinned IPs): every input of theirs is as recorded.
+  appendAll(diagnostics.findings, input.warnings.slice(offset));
+  // No name may clash: among the planned mirrors, or with a name a kept unit holds (a full plan would report it).
+  const isolated = new Diagnostics(false);
+  const units = isolateNames({ source, foreign: [], owners: () => undefined, strict: false, adopted: new Set(), memo }, planned, isolated);
+  if (isolated.findings.length > 0 || units.length !== planned.length) return undefined;
+  for (const u of units) {
+    for (const name of u.serviceNames) {
+      const key = `${u.namespace}/${name}`;
+      if (input.keptNames.has(key) || sharedNames.has(key)) return undefined;
+    }
+  }
+  return {
+    plan: {
+      source,
+      namespaces: [...namespaces],
+      units: sortedUnits(units),
+      requirements: [],
+      pinnedIPs: sortedRecord(snapshot.pinnedServiceIPs?.[source] ?? {}),
+      linkWarnings,
+      keptFamilies: [...links.filter((l) => !input.changedTargets.has(l.target)).map((l) => unitFamily(l.target)), unitFamily(undefined)],
+      contributions: sortedRecord(contributions),
     },
     diagnostics,
   };

@@ -9,7 +9,8 @@
  * (planPartialSource in src/compile/compile-fleet.ts) then plans them, and falls back to the whole
  * source wherever the partial result might differ from a full plan. A source is never planned in
  * part when:
- * - the lock has no `families` in its record (an earlier run's lock), or no unit records for it;
+ * - the lock has no `families` in its record, or no `contributions` in them (an earlier run's lock),
+ *   or no unit records for it;
  * - anything but its targets' observations changed (`UnitInputs.base`: the fleet, its own
  *   observation, its pinned IPs, trust roots, the renderer, `--strict`), or its set of targets;
  * - its last plan asked who owns a mirror name (a name clash), or an established-mirror answer it
@@ -17,7 +18,7 @@
  * - a family it would keep has no input digest, or fails the integrity check of its folder.
  */
 import type { PartialSourceInput } from '../compile/compile-fleet.js';
-import { BASE_UNIT, parseUnitName, unitFamily } from '../delivery/delivery-units.js';
+import { BASE_UNIT, parseUnitName, SHARED_FAMILY, unitFamily } from '../delivery/delivery-units.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import type { SourceRecord, UnitFiles, UnitRecords } from '../state/lock-document.js';
 import type { UnitInputs } from '../state/unit-inputs.js';
@@ -46,7 +47,8 @@ export function partialSource(source: string, inputs: UnitInputs, snapshot: Flee
   const record = state?.sources?.[source];
   const units = state?.records[source];
   const families = record?.families;
-  if (!state?.intact || !record || !families || !units || strict) return undefined;
+  // A record without `contributions` (an earlier version's) is planned whole once, so that the lock holds what a full plan records.
+  if (!state?.intact || !record || !families?.contributions || !families.namespaces || !units || strict) return undefined;
   // (A last plan with a name-isolation or pinned-IP finding is refused by planPartialSource, which is given the warnings.)
   if (record.owners && Object.keys(record.owners).length > 0) return undefined;
   if (families.base !== inputs.base(source, strict, snapshot.pinnedServiceIPs?.[source])) return undefined;
@@ -57,10 +59,17 @@ export function partialSource(source: string, inputs: UnitInputs, snapshot: Flee
   if (!skip.lookupsUnchanged(source, record)) return undefined;
   const keptFamilies = new Set(targets.filter((t) => !changed.has(t)).map((t) => unitFamily(t)));
   const keptNames = new Set<string>();
+  // `shared` may be kept too when the changed links give what their records say (planChangedLinksAlone in compile-fleet.ts).
+  let sharedNames: Set<string> | undefined = families.sharedMembers !== undefined ? new Set() : undefined;
   for (const [unit, r] of Object.entries(units)) {
     if (unit === BASE_UNIT) continue;
     const family = parseUnitName(unit)?.family;
     if (family === undefined) return undefined;
+    if (family === SHARED_FAMILY && sharedNames) {
+      if (r.inputs === undefined || !state.intact(source, unit, r.files)) sharedNames = undefined;
+      else for (const names of [r.mirrors, r.podMirrors, r.imports]) for (const key of Object.keys(names ?? {})) sharedNames.add(key);
+      continue;
+    }
     if (!keptFamilies.has(family)) continue;
     if (r.inputs === undefined || !state.intact(source, unit, r.files)) return undefined;
     for (const key of Object.keys(r.mirrors ?? {})) keptNames.add(key);
@@ -72,7 +81,15 @@ export function partialSource(source: string, inputs: UnitInputs, snapshot: Flee
     if (!changed.has(origin.slice(0, origin.indexOf('/')))) established[origin] = answer;
   }
   return {
-    input: { changedTargets: changed, warnings: record.warnings ?? [], linkWarnings: families.linkWarnings, keptNames },
+    input: {
+      changedTargets: changed,
+      warnings: record.warnings ?? [],
+      linkWarnings: families.linkWarnings,
+      keptNames,
+      contributions: families.contributions,
+      namespaces: families.namespaces,
+      ...(sharedNames ? { sharedNames } : {}),
+    },
     established,
   };
 }

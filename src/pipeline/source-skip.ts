@@ -20,6 +20,7 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import type { SourceRecord, SourceRecords, UnitFiles, UnitRecords } from '../state/lock-document.js';
 import type { UnitInputs } from '../state/unit-inputs.js';
 import { sortedRecord } from '../util/order.js';
+import { SHARED_FAMILY } from '../delivery/delivery-units.js';
 
 /** What the skip decision reads. */
 export interface SourceSkipState {
@@ -107,8 +108,8 @@ export class SourceSkip {
     const state = this.state;
     const previous = state?.sources?.[source];
     const units = state?.records[source];
-    // A record of an earlier version (no `families`) is planned once, so that the lock holds what `check` computes.
-    if (!state?.intact || !previous?.families || !units || Object.keys(units).length === 0) return false;
+    // A record of an earlier version (no `families`, or no `contributions` in them) is planned once, so that the lock holds what `check` computes.
+    if (!state?.intact || !previous?.families?.contributions || !units || Object.keys(units).length === 0) return false;
     if (previous.inputs !== this.digest(source, this.snapshot.pinnedServiceIPs?.[source])) return false;
     if (!this.lookupsUnchanged(source, previous)) return false;
     for (const [unit, record] of Object.entries(units)) if (!state.intact(source, unit, record.files)) return false;
@@ -133,8 +134,25 @@ export class SourceSkip {
       ...(owners && owners.size > 0 ? { owners: sortedRecord(Object.fromEntries(owners)) } : {}),
       ...(established && established.size > 0 ? { established: sortedRecord(Object.fromEntries(established)) } : {}),
       ...(warnings.length > 0 ? { warnings: warnings.map(storedWarning) } : {}),
-      ...(plan.linkWarnings ? { families: { base: this.inputs.base(source, strict, pinned), targets: Object.fromEntries(this.inputs.targetsOf(source).map((t) => [t, this.inputs.target(t)])), linkWarnings: [...plan.linkWarnings] } } : {}),
+      ...(plan.linkWarnings ? {
+        families: {
+          base: this.inputs.base(source, strict, pinned),
+          targets: Object.fromEntries(this.inputs.targetsOf(source).map((t) => [t, this.inputs.target(t)])),
+          linkWarnings: [...plan.linkWarnings],
+          // What each link gave the source-wide steps, `shared`'s mirrors and the Namespaces: a later partial plan may plan its changed links alone.
+          ...(plan.contributions ? { contributions: { ...plan.contributions }, ...this.sharedMembers(source, plan), namespaces: [...plan.namespaces] } : {}),
+        },
+      } : {}),
     };
+  }
+
+  /** The digest of `shared`'s planned mirrors: the recorded one when the plan kept `shared` (its mirrors are the recorded ones). */
+  private sharedMembers(source: string, plan: FleetPlan['plans'][number]): { sharedMembers?: string } {
+    if (plan.keptFamilies?.includes(SHARED_FAMILY)) {
+      const recorded = this.state?.sources?.[source]?.families?.sharedMembers;
+      return recorded !== undefined ? { sharedMembers: recorded } : {};
+    }
+    return { sharedMembers: this.inputs.members(plan.units.filter((u) => u.target === undefined)) };
   }
 }
 

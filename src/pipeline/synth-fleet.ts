@@ -13,7 +13,7 @@ import type { MirrorUnit } from '../compile/mirror-unit.js';
 import type { FileTree } from '../emit/render-files.js';
 import { clusterKustomizationFile, renderClusterUnits } from '../emit/render-units.js';
 import type { RenderedClusterSink } from './streamed-write.js';
-import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, unitFamily } from '../delivery/delivery-units.js';
+import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, SHARED_FAMILY, unitFamily } from '../delivery/delivery-units.js';
 import type { SourceRecord, SourceRecords, UnitFiles, UnitRecord, UnitRecords } from '../state/lock-document.js';
 import { treeUnitRecords } from '../state/adopt-dist.js';
 import { UnitInputs } from '../state/unit-inputs.js';
@@ -178,10 +178,14 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     // A partial plan's kept families: their records (checked intact before planning) stay as the lock has them.
     if (plan?.keptFamilies) {
       const keptFamilies = new Set(plan.keptFamilies);
+      // A kept `shared` (the changed links planned alone) records the digest a full plan gives it: its
+      // mirrors are the recorded ones, but its digest also covers every target's observation.
+      const sharedMembers = keptFamilies.has(SHARED_FAMILY) ? state?.sources?.[cluster]?.families?.sharedMembers : undefined;
+      const sharedInputs = sharedMembers !== undefined ? inputs.familyOf(cluster, SHARED_FAMILY, undefined, sharedMembers, plan.pinnedIPs) : undefined;
       for (const [name, r] of Object.entries(recorded)) {
         const family = parseUnitName(name)?.family;
         if (family === undefined || !keptFamilies.has(family)) continue;
-        clusterUnits[name] = r;
+        clusterUnits[name] = family === SHARED_FAMILY && sharedInputs !== undefined ? { ...r, inputs: sharedInputs } : r;
         kept.push(name);
       }
     }
@@ -230,7 +234,8 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       tree.set(key, old === content ? old : content);
     }
   }
-  const partialSources = new Map(planned.plans.filter((p) => p.keptFamilies).map((p) => [p.source, [...[...partial.get(p.source)!.input.changedTargets].map((t) => unitFamily(t)), unitFamily(undefined)].sort(compareStrings)]));
+  // Each partial source with the families it planned: its changed targets', and `shared` unless it was kept.
+  const partialSources = new Map(planned.plans.filter((p) => p.keptFamilies).map((p) => [p.source, [...[...partial.get(p.source)!.input.changedTargets].map((t) => unitFamily(t)), ...(p.keptFamilies!.includes(unitFamily(undefined)) ? [] : [unitFamily(undefined)])].sort(compareStrings)]));
   return { tree, snapshot: pinned, warnings: messages(diagnostics), diagnostics, planRows: planned.planRows, units, rendered, sources: sourceRecords, skippedSources: skipped, partialSources };
 }
 

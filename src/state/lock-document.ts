@@ -12,7 +12,7 @@
  * The types of the compiled section are inferred from this schema (`z.infer`), never written twice.
  */
 import { z } from 'zod';
-import { clusterNameProblem, quote } from '../util/k8s-names.js';
+import { clusterNameProblem, namespaceNameProblem, quote } from '../util/k8s-names.js';
 import { ip, namespacedNameProblem, recordOf, sourceSnapshotSchema, targetSnapshotSchema, timestamp } from '../observe/lock-schema.js';
 import { parseUnitName, BASE_UNIT } from '../delivery/delivery-units.js';
 
@@ -99,6 +99,20 @@ export const sourceFamiliesSchema = z.strictObject({
   targets: recordOf(clusterNameProblem, sha256),
   /** How many of `warnings` each link's selection and mirrors gave, in link order (the rest came after every link). */
   linkWarnings: z.array(z.number().int().nonnegative()),
+  /**
+   * Each linked target → digest of what its link's mirrors gave the source-wide steps (names,
+   * per-pod names, modes, `-global` pod sets, namespaces to create, federated candidates): a partial
+   * plan whose changed links give the same plans that link alone (docs/incremental-planning.md).
+   * Absent in a lock of an earlier run.
+   */
+  contributions: recordOf(clusterNameProblem, sha256).optional(),
+  /** The digest of the `shared` family's planned mirrors (`UnitInputs.members`): its units' input digest when it is kept unplanned. Absent with `contributions`. */
+  sharedMembers: sha256.optional(),
+  /** The Namespaces the plan creates (the base unit's), for a plan of the changed links alone. Absent with `contributions`. */
+  namespaces: z.array(z.string().superRefine((v, ctx) => {
+    const problem = namespaceNameProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })).optional(),
 });
 
 /**

@@ -166,7 +166,7 @@ const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
 /** The fields of `sourceRecordSchema`, `sourceWarningSchema` and `sourceFamiliesSchema` (src/state/lock-document.ts). */
 export const SOURCE_RECORD_FIELDS: ReadonlySet<string> = new Set(['inputs', 'owners', 'established', 'warnings', 'families']);
 export const SOURCE_WARNING_FIELDS: ReadonlySet<string> = new Set(['code', 'severity', 'cluster', 'target', 'namespace', 'service', 'message', 'hint']);
-export const SOURCE_FAMILIES_FIELDS: ReadonlySet<string> = new Set(['base', 'targets', 'linkWarnings']);
+export const SOURCE_FAMILIES_FIELDS: ReadonlySet<string> = new Set(['base', 'targets', 'linkWarnings', 'contributions', 'sharedMembers', 'namespaces']);
 const OPTIONAL_WARNING_TEXTS = ['cluster', 'target', 'namespace', 'service'] as const;
 
 /** A string matching the SHA-256 pattern. */
@@ -189,7 +189,8 @@ export function sourceRecordsAccepted(sources: unknown): boolean {
     return typeof value.message === 'string' && typeof value.hint === 'string';
   };
   const familiesOk = (value: unknown): boolean =>
-    isPlainObject(value) && onlyFields(value, SOURCE_FAMILIES_FIELDS) && isSha256(value.base) && recordOf(value.targets, clusterOk, isSha256) && arrayOf(value.linkWarnings, count0);
+    isPlainObject(value) && onlyFields(value, SOURCE_FAMILIES_FIELDS) && isSha256(value.base) && recordOf(value.targets, clusterOk, isSha256) && arrayOf(value.linkWarnings, count0) &&
+    (value.contributions === undefined || recordOf(value.contributions, clusterOk, isSha256)) && (value.sharedMembers === undefined || isSha256(value.sharedMembers)) && (value.namespaces === undefined || arrayOf(value.namespaces, (v) => namespaceNameProblem(v) === undefined));
   return recordOf(sources, clusterOk, (record) => {
     if (!isPlainObject(record) || !onlyFields(record, SOURCE_RECORD_FIELDS) || !isSha256(record.inputs)) return false;
     if (record.owners !== undefined && !recordOf(record.owners, keyOk, ownerOk)) return false;

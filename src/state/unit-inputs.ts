@@ -86,11 +86,26 @@ export class UnitInputs {
 
   /** The digest of family `family` of `source`, holding `units` (its target `target`, or undefined for `shared`). */
   family(source: string, family: string, target: string | undefined, units: readonly MirrorUnit[], pinned: Readonly<Record<string, string>>): string {
+    return this.familyOf(source, family, target, this.members(units), pinned);
+  }
+
+  /**
+   * {@link family} from the digest of its planned mirrors ({@link members}): what a source whose
+   * `shared` family was kept unplanned records for it (its mirrors are the recorded ones).
+   */
+  familyOf(source: string, family: string, target: string | undefined, members: string, pinned: Readonly<Record<string, string>>): string {
     const targets = target !== undefined ? [target] : this.targetsOf(source);
     const hash = createHash('sha256');
     hash.update(`${RENDER_FORMAT}\n${this.version}\n${this.maxUnitObjects}\n${this.fleet}\n${family}\n${this.sourceDigest(source)}\n`);
     for (const t of targets) hash.update(`${t}:${this.targetDigest(t)}\n`);
     hash.update(canonicalJson(pinned));
+    hash.update(`\n${members}`);
+    return hash.digest('hex');
+  }
+
+  /** The digest of a family's planned mirrors: names, modes, what a name clash or a contested gateway port decided. */
+  members(units: readonly MirrorUnit[]): string {
+    const hash = createHash('sha256');
     // One line per planned mirror, its fields joined by characters no name holds (no canonical JSON per mirror).
     let lines = '';
     for (const u of units) {

@@ -120,7 +120,7 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
  * they depend on the target's observation and the link's namespace filter and federated selector
  * only, so links that agree on these share one list.
  */
-function federatedCandidates(link: LinkSpec, targetSnapshot: TargetSnapshot, memo: PlanMemo): readonly ObservedService[] {
+export function federatedCandidates(link: LinkSpec, targetSnapshot: TargetSnapshot, memo: PlanMemo): readonly ObservedService[] {
   return memo.shared(targetSnapshot, `federated\n${JSON.stringify([link.namespaces, link.federatedServiceSelector])}`, () =>
     targetSnapshot.services.filter((service) => memo.namespaceSelected(link.namespaces, service.namespace) && selectorMatches(link.federatedServiceSelector, service.labels)),
   );
