@@ -23,13 +23,20 @@ import type { PlanMemo } from './plan-memo.js';
 /** The digest of what `link` gave: its planned `units`, the `namespaces` it creates and its MCS `requests`. */
 export function linkContribution(link: LinkSpec, targetSnapshot: TargetSnapshot | undefined, units: readonly MirrorUnit[], namespaces: ReadonlySet<string>, requests: readonly MirrorRequest[], memo: PlanMemo): string {
   const hash = createHash('sha256');
+  // One line per mirror (hashed in large pieces: an update per mirror costs more than the line).
+  let lines = '';
   for (const unit of units) {
     // NUL and newline appear in no name, mode or origin: the fields cannot run into each other.
-    hash.update(`${unit.mode}\0${unit.namespace}\0${unit.origin}\0${unit.serviceNames.join('\0')}\0\0${(unit.pinnedServiceNames ?? []).join('\0')}\0\0`);
+    lines += `${unit.mode}\0${unit.namespace}\0${unit.origin}\0${unit.serviceNames.join('\0')}\0\0${(unit.pinnedServiceNames ?? []).join('\0')}\0\0`;
     const headless = unit as Partial<HeadlessUnit>;
-    if (unit.mode === 'headless' && headless.joinsGlobal) hash.update(canonicalJson(headless.podSet));
-    hash.update('\n');
+    if (unit.mode === 'headless' && headless.joinsGlobal) lines += canonicalJson(headless.podSet);
+    lines += '\n';
+    if (lines.length > 65536) {
+      hash.update(lines);
+      lines = '';
+    }
   }
+  hash.update(lines);
   hash.update(`namespaces\0${[...namespaces].sort(compareStrings).join('\0')}\n`);
   hash.update(`mcs\0${requests.map((r) => `${r.service.namespace}/${r.service.name}`).join('\0')}\n`);
   hash.update(`federated\0${targetSnapshot ? federatedDigest(link, targetSnapshot, memo) : 'unobserved'}\n`);
