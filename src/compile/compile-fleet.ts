@@ -198,6 +198,7 @@ export interface SourcePlan {
   readonly source: string;
   readonly namespaces: string[];
   readonly units: MirrorUnit[];
+  /** The credentials Secrets its flat and federated mirrors need; empty in a plan of the changed links alone (synth reads none; plan and check always plan in full). */
   readonly requirements: SecretRequirement[];
   /** `namespace/name` → pinned ClusterIP of this source's per-pod Services. */
   readonly pinnedIPs: Record<string, string>;
