@@ -238,13 +238,10 @@ function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, d
   const contributions: Record<string, string> = {};
   for (const link of links) {
     const before = diagnostics.findings.length;
-    const from = planned.length;
-    const requestsFrom = mcsRequests.length;
-    const linkNamespaces = new Set<string>();
-    flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces: linkNamespaces, planned, mcsRequests }, false));
+    const { flat, contribution } = planContributingLink(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned, mcsRequests });
+    flatNeeds.set(link.path, flat);
     linkWarnings.push(countWarnings(diagnostics.findings, before));
-    for (const ns of linkNamespaces) namespaces.add(ns);
-    contributions[link.target] = linkContribution(link, snapshot.targets[link.target], planned.slice(from), linkNamespaces, mcsRequests.slice(requestsFrom), memo);
+    contributions[link.target] = contribution;
   }
   appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
   // Federated Services aggregate over all links of the source, so they are planned once, after them.
@@ -372,6 +369,20 @@ function planLinkMirrors(source: string, link: LinkSpec, fleet: FleetSpec, snaps
   return flat;
 }
 
+/**
+ * {@link planLinkMirrors} of every mirror of `link` into `into`, with the digest of what the link
+ * gave the source-wide steps (link-contribution.ts): its mirrors, the Namespaces it creates and its
+ * MCS requests, as this call added them.
+ */
+function planContributingLink(source: string, link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, sourceNamespaces: ReadonlySet<string> | undefined, diagnostics: Diagnostics, established: ((origin: string) => boolean) | undefined, memo: PlanMemo, into: LinkCollect): { flat: MirrorUnit[]; contribution: string } {
+  const from = into.planned.length;
+  const requestsFrom = into.mcsRequests.length;
+  const namespaces = new Set<string>();
+  const flat = planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned: into.planned, mcsRequests: into.mcsRequests }, false);
+  for (const ns of namespaces) into.namespaces.add(ns);
+  return { flat, contribution: linkContribution(link, snapshot.targets[link.target], into.planned.slice(from), namespaces, into.mcsRequests.slice(requestsFrom), memo) };
+}
+
 /** The warnings among `findings` from index `from` on. */
 function countWarnings(findings: readonly Diagnostic[], from: number): number {
   let n = 0;
@@ -419,12 +430,10 @@ function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnap
     const recorded = input.linkWarnings[i]!;
     if (input.changedTargets.has(link.target)) {
       const before = diagnostics.findings.length;
-      const from = planned.length;
-      const linkNamespaces = new Set<string>();
-      flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces: linkNamespaces, planned, mcsRequests }, false));
+      const { flat, contribution } = planContributingLink(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned, mcsRequests });
+      flatNeeds.set(link.path, flat);
       linkWarnings.push(countWarnings(diagnostics.findings, before));
-      for (const ns of linkNamespaces) namespaces.add(ns);
-      if (contributions) contributions[link.target] = linkContribution(link, snapshot.targets[link.target], planned.slice(from), linkNamespaces, [], memo);
+      if (contributions) contributions[link.target] = contribution;
     } else {
       const contribution = input.contributions?.[link.target];
       if (contributions && contribution !== undefined) contributions[link.target] = contribution;
@@ -524,11 +533,9 @@ function planChangedLinksAlone(source: string, links: readonly LinkSpec[], fleet
     if (previous === undefined) return undefined;
     if (input.changedTargets.has(link.target)) {
       const before = diagnostics.findings.length;
-      const from = planned.length;
-      const linkNamespaces = new Set<string>();
-      const mcsRequests: MirrorRequest[] = [];
-      planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces: linkNamespaces, planned, mcsRequests }, false);
-      if (mcsRequests.length > 0 || linkContribution(link, snapshot.targets[link.target], planned.slice(from), linkNamespaces, mcsRequests, memo) !== previous) return undefined;
+      // (The Namespaces it creates are in its digest; the plan's are the recorded ones.)
+      const into: LinkCollect = { namespaces: new Set(), planned, mcsRequests: [] };
+      if (planContributingLink(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, into).contribution !== previous || into.mcsRequests.length > 0) return undefined;
       linkWarnings.push(countWarnings(diagnostics.findings, before));
     } else {
       appendAll(diagnostics.findings, input.warnings.slice(offset, offset + count));

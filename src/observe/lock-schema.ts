@@ -77,7 +77,7 @@ export const fingerprintProblem = (v: unknown): string | undefined => (typeof v 
 export const certificateSubjectProblem = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 1024 && !/[\u0000-\u001f]/.test(v) ? undefined : `${quote(v)} is not a certificate subject (one line, at most 1024 characters)`);
 
 const text = (what: string): z.ZodType<string> => checked<string>(textProblem(what));
-const namespace = checked<string>(namespaceNameProblem);
+export const namespace = checked<string>(namespaceNameProblem);
 const serviceName = checked<string>(serviceNameProblem);
 const hostname = checked<string>(hostnameProblem);
 const port = checked<number>(portNumberProblem);

@@ -67,14 +67,12 @@ export function partialSource(source: string, inputs: UnitInputs, snapshot: Flee
     if (family === undefined) return undefined;
     if (family === SHARED_FAMILY && sharedNames) {
       if (r.inputs === undefined || !state.intact(source, unit, r.files)) sharedNames = undefined;
-      else for (const names of [r.mirrors, r.podMirrors, r.imports]) for (const key of Object.keys(names ?? {})) sharedNames.add(key);
+      else addServiceNames(sharedNames, r);
       continue;
     }
     if (!keptFamilies.has(family)) continue;
     if (r.inputs === undefined || !state.intact(source, unit, r.files)) return undefined;
-    for (const key of Object.keys(r.mirrors ?? {})) keptNames.add(key);
-    for (const key of Object.keys(r.podMirrors ?? {})) keptNames.add(key);
-    for (const key of Object.keys(r.imports ?? {})) keptNames.add(key);
+    addServiceNames(keptNames, r);
   }
   const established: Record<string, boolean> = {};
   for (const [origin, answer] of Object.entries(record.established ?? {})) {
@@ -92,4 +90,9 @@ export function partialSource(source: string, inputs: UnitInputs, snapshot: Flee
     },
     established,
   };
+}
+
+/** Adds `namespace/name` of every Service a unit record holds (its mirrors, per-pod mirrors and imports) to `names`. */
+function addServiceNames(names: Set<string>, record: UnitRecords[string][string]): void {
+  for (const byName of [record.mirrors, record.podMirrors, record.imports]) for (const key of Object.keys(byName ?? {})) names.add(key);
 }

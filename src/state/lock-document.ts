@@ -12,8 +12,8 @@
  * The types of the compiled section are inferred from this schema (`z.infer`), never written twice.
  */
 import { z } from 'zod';
-import { clusterNameProblem, namespaceNameProblem, quote } from '../util/k8s-names.js';
-import { ip, namespacedNameProblem, recordOf, sourceSnapshotSchema, targetSnapshotSchema, timestamp } from '../observe/lock-schema.js';
+import { clusterNameProblem, quote } from '../util/k8s-names.js';
+import { ip, namespace, namespacedNameProblem, recordOf, sourceSnapshotSchema, targetSnapshotSchema, timestamp } from '../observe/lock-schema.js';
 import { parseUnitName, BASE_UNIT } from '../delivery/delivery-units.js';
 
 /**
@@ -109,10 +109,7 @@ export const sourceFamiliesSchema = z.strictObject({
   /** The digest of the `shared` family's planned mirrors (`UnitInputs.members`): its units' input digest when it is kept unplanned. Absent with `contributions`. */
   sharedMembers: sha256.optional(),
   /** The Namespaces the plan creates (the base unit's), for a plan of the changed links alone. Absent with `contributions`. */
-  namespaces: z.array(z.string().superRefine((v, ctx) => {
-    const problem = namespaceNameProblem(v);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })).optional(),
+  namespaces: z.array(namespace).optional(),
 });
 
 /**
