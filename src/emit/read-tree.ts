@@ -5,8 +5,11 @@ import { NODE_FS_HOST } from './durable-fs.js';
 import type { FsHost } from './fs-host.js';
 import type { FileTree } from './render-files.js';
 
-/** Every file under `dir` (relative paths with `/`), sorted; empty when `dir` does not exist. */
-export function readTree(dir: string, host: FsHost = NODE_FS_HOST): FileTree {
+/**
+ * Every file under `dir` (relative paths with `/`), sorted; empty when `dir` does not exist.
+ * @param known the text of a file (relative path) known to be on disk: it is listed, not read @default none known
+ */
+export function readTree(dir: string, host: FsHost = NODE_FS_HOST, known?: (path: string) => string | undefined): FileTree {
   const files: FileTree = new Map();
   const walk = (rel: string): void => {
     const abs = join(dir, rel);
@@ -15,7 +18,7 @@ export function readTree(dir: string, host: FsHost = NODE_FS_HOST): FileTree {
       const relPath = rel ? `${rel}/${entry.name}` : entry.name;
       const isDirectory = entry.isSymbolicLink() ? host.stat(join(dir, relPath)).isDirectory() : entry.isDirectory();
       if (isDirectory) walk(relPath);
-      else files.set(relPath, host.readFile(join(dir, relPath)));
+      else files.set(relPath, known?.(relPath) ?? host.readFile(join(dir, relPath)));
     }
   };
   if (host.exists(dir)) walk('');

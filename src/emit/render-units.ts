@@ -21,7 +21,7 @@ import { compareStrings } from '../util/order.js';
 import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
 import { appendAll } from '../util/append-all.js';
 import type { UnitRecord } from '../state/lock-document.js';
-import { contentDigest, filesRecord, objectInventory } from '../state/unit-inventory.js';
+import { filesRecord, objectInventory, unitContent } from '../state/unit-inventory.js';
 
 type K8sObject = ReturnType<Chart['toJson']>[number] | KubeObject;
 
@@ -83,7 +83,7 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
     const kustomization = kustomizationFile(resources);
     files.set(`${unit}/kustomization.yaml`, kustomization);
     texts.push(['kustomization.yaml', kustomization, Buffer.byteLength(kustomization)]);
-    rest.records?.set(unit, { files: filesRecord(texts.map(([rel, , bytes]) => [rel, bytes] as const)), content: contentDigest(texts), ...objectInventory(objects) });
+    rest.records?.set(unit, { files: filesRecord(texts.map(([rel, , bytes]) => [rel, bytes] as const)), ...unitContent(texts), ...objectInventory(objects) });
     unitNames.push(unit);
   };
   if (source) {

@@ -10,7 +10,7 @@ import type { FleetPlan } from '../compile/compile-fleet.js';
 import type { CompileError } from '../compile/diagnostics.js';
 import type { ClusterChanges } from '../emit/diff-trees.js';
 import { REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
-import { mirrorOrigin } from '../state/unit-inventory.js';
+import { MIRROR_OBJECT_FILE, mirrorOrigin } from '../state/unit-inventory.js';
 import type { FileTree } from '../emit/render-files.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches, selectorToQuery } from '../model/label-selector.js';
@@ -46,9 +46,7 @@ export interface ChangeReasons {
   removalCauses(source: string, target?: string): string[];
 }
 
-/** `<kind>-<name>[-ipv4[-n]].yaml` of a mirror's Service, Endpoints or EndpointSlice: the kind and the mirror Service's name. */
-const MIRROR_FILE = /^(service|endpoints|endpointslice)-(.+?)(?:-ipv[46](?:-\d+)?)?\.yaml$/;
-
+/** A mirror's object file, from its name (src/state/unit-inventory.ts MIRROR_OBJECT_FILE). */
 export interface MirrorFile {
   readonly kind: string;
   readonly source: string;
@@ -62,7 +60,7 @@ export interface MirrorFile {
 export function mirrorFile(key: string): MirrorFile | undefined {
   const parts = key.split('/');
   if (parts.length < 3) return undefined;
-  const m = MIRROR_FILE.exec(parts[parts.length - 1]!);
+  const m = MIRROR_OBJECT_FILE.exec(parts[parts.length - 1]!);
   if (!m || m[2]!.endsWith('-mcs')) return undefined;
   const namespace = parts[parts.length - 2]!;
   return { kind: m[1]!, source: parts[0]!, namespace, name: m[2]!, serviceKey: [...parts.slice(0, -1), `service-${m[2]}.yaml`].join('/') };

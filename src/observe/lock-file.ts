@@ -6,7 +6,7 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { readUtf8File } from '../util/read-utf8.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
-import { FORMAT_3_LOCK, isLockDocumentFormat, LOCK_FORMAT, lockDocumentSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
+import { FORMAT_3_LOCK, FORMAT_4_LOCK, isLockDocumentFormat, LOCK_FORMAT, lockDocumentSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
 import { lockDocumentAccepted } from '../state/lock-fast-check.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 
@@ -42,7 +42,7 @@ export interface LockState {
 }
 
 /** The formats this version reads, for the message refusing another. */
-const READ_FORMATS = `${SNAPSHOT_FORMAT}, ${PREVIOUS_LOCK_FORMAT}, ${FORMAT_3_LOCK} and ${LOCK_FORMAT}`;
+const READ_FORMATS = `${SNAPSHOT_FORMAT}, ${PREVIOUS_LOCK_FORMAT}, ${FORMAT_3_LOCK}, ${FORMAT_4_LOCK} and ${LOCK_FORMAT}`;
 
 /** Reads the lock (through `readText`, default node:fs); a missing file is an empty snapshot. */
 export function readLockFile(path: string, readText: (path: string) => string = readUtf8File): FleetSnapshot {
@@ -50,7 +50,7 @@ export function readLockFile(path: string, readText: (path: string) => string = 
 }
 
 /**
- * Reads the lock (format 4 or 3; format 2, read without source records; or format 1, migrated: its snapshot, no unit records) through
+ * Reads the lock (format 5, 4 or 3; format 2, read without source records; or format 1, migrated: its snapshot, no unit records) through
  * `readText` (default node:fs); a missing file is an empty snapshot.
  */
 export function readLock(path: string, readText: (path: string) => string = readUtf8File): LockState {
@@ -94,7 +94,7 @@ export function readLock(path: string, readText: (path: string) => string = read
 }
 
 /**
- * The lock file's exact text (format 4): canonical JSON, keys sorted, trailing newline.
+ * The lock file's exact text (format 5): canonical JSON, keys sorted, trailing newline.
  * @param units the unit records of the compiled section @default none
  * @param sources the source records of the compiled section @default none
  */

@@ -20,8 +20,12 @@ import type { UnitRecords } from '../state/lock-document.js';
 import { readReplacedFiles } from '../state/unit-folders.js';
 import { compareStrings } from '../util/order.js';
 
-/** A cluster folder compile rendered: its files (relative to it) and the units it kept as they are (skipped). */
-export type RenderedClusterSink = (cluster: string, files: FileTree, keptUnits: readonly string[]) => void;
+/**
+ * A cluster folder compile rendered: its files (relative to it), the units it kept as they are
+ * (skipped), and those of its files that are on disk with the very text rendered (a changed unit's
+ * parts whose digest did not change): they are not read. @default `knownFiles` none
+ */
+export type RenderedClusterSink = (cluster: string, files: FileTree, keptUnits: readonly string[], knownFiles?: ReadonlySet<string>) => void;
 
 
 /** The render-and-stage side of one synth run; see the module comment. */
@@ -44,14 +48,16 @@ export class StreamedWrite {
   }
 
   /** What compile calls with each rendered cluster folder: stages what differs from disk. */
-  readonly cluster: RenderedClusterSink = (cluster, files, keptUnits) => {
+  readonly cluster: RenderedClusterSink = (cluster, files, keptUnits, knownFiles) => {
     if (this.owned && !this.owned.has(cluster)) return;
     if (this.seen.has(cluster)) throw new Error(`internal error: cluster folder ${cluster} rendered twice`);
     this.seen.add(cluster);
     const kept = new Set(keptUnits.map((u) => `${cluster}/${u}`));
-    const before = readReplacedFiles(this.outDir, new Set([cluster]), kept, false, this.host);
     const after: FileTree = new Map();
     for (const [rel, text] of files) after.set(`${cluster}/${rel}`, text);
+    // A known file is on disk with its rendered text: its `before` is that text, unread.
+    const known = knownFiles && knownFiles.size > 0 ? (path: string): string | undefined => (knownFiles.has(path.slice(cluster.length + 1)) ? after.get(path) : undefined) : undefined;
+    const before = readReplacedFiles(this.outDir, new Set([cluster]), kept, false, this.host, known);
     this.stage(before, after);
   };
 

@@ -19,6 +19,7 @@ import { treeUnitRecords } from '../state/adopt-dist.js';
 import { UnitInputs } from '../state/unit-inputs.js';
 import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
 import { sameFiles } from '../state/unit-folders.js';
+import { differingParts, filePart } from '../state/unit-inventory.js';
 import type { Fleet } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
@@ -207,6 +208,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     const fresh = new Map<string, Omit<UnitRecord, 'inputs'>>();
     const files = renderClusterUnits(source, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
     const unchanged = new Set<string>();
+    const changedParts = new Map<string, ReadonlySet<number>>();
     for (const [unit, record] of fresh) {
       const family = parseUnitName(unit)?.family;
       const digest = family !== undefined ? digests.get(family) : undefined;
@@ -220,11 +222,22 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
         continue;
       }
       rendered.add(`${cluster}/${unit}`);
+      // Of a changed unit on an intact folder, a part whose digest did not change holds on disk the
+      // very files rendered for it (its digest covers their paths and texts): only the others are read.
+      if (sink && state?.intact && old?.parts !== undefined && record.parts !== undefined && state.intact(cluster, unit, old.files)) changedParts.set(unit, differingParts(old.parts, record.parts));
     }
     if (unchanged.size > 0) for (const path of [...files.keys()]) if (unchanged.has(path.slice(0, path.indexOf('/')))) files.delete(path);
+    const known = new Set<string>();
+    if (changedParts.size > 0) {
+      for (const path of files.keys()) {
+        const slash = path.indexOf('/');
+        const parts = slash < 0 ? undefined : changedParts.get(path.slice(0, slash));
+        if (parts && !parts.has(filePart(path.slice(slash + 1)))) known.add(path);
+      }
+    }
     units[cluster] = Object.fromEntries(Object.entries(clusterUnits).sort(([a], [b]) => compareStrings(a, b)));
     if (sink) {
-      sink(cluster, files, kept);
+      sink(cluster, files, kept, known);
       continue;
     }
     for (const [rel, content] of files) {

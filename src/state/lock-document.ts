@@ -1,5 +1,5 @@
 /**
- * The lock document (format 4): one schema-first, versioned file with two sections (see
+ * The lock document (format 5): one schema-first, versioned file with two sections (see
  * docs/lock-and-state.md).
  *
  * - `observed`: what the clusters were last seen to hold (the snapshot of format 1, without the
@@ -15,15 +15,18 @@ import { z } from 'zod';
 import { clusterNameProblem, quote } from '../util/k8s-names.js';
 import { ip, namespace, namespacedNameProblem, recordOf, sourceSnapshotSchema, targetSnapshotSchema, timestamp } from '../observe/lock-schema.js';
 import { parseUnitName, BASE_UNIT } from '../delivery/delivery-units.js';
+import { PART_DIGEST_LENGTH, UNIT_PARTS } from './unit-inventory.js';
 
 /**
- * Version of the lock document. Format 4 added the source records' `families` and the unit
- * records' `content`: a mirrorc that reads format 3 refuses a format 4 lock by its number ("has
- * format 4, but this version reads formats 1, 2 and 3") rather than by an unknown key. Format 1
- * (the bare snapshot) and format 2 (no per-source records: every source is planned once) are
- * migrated on read; format 3 is read as it is.
+ * Version of the lock document. Format 5 added the unit records' `parts`, format 4 the source
+ * records' `families` and the unit records' `content`: a mirrorc that reads an earlier format
+ * refuses a later lock by its number ("has format 5, but this version reads formats 1, 2, 3 and 4")
+ * rather than by an unknown key. Format 1 (the bare snapshot) and format 2 (no per-source records:
+ * every source is planned once) are migrated on read; formats 3 and 4 are read as they are.
  */
-export const LOCK_FORMAT = 4;
+export const LOCK_FORMAT = 5;
+/** Format 4: the same document without the unit records' `parts` (optional, so it is read as it is: such a unit is read whole once). */
+export const FORMAT_4_LOCK = 4;
 /**
  * Format 3: the same document without `families` and `content` (both optional, so it is read as it
  * is; some format 3 locks hold them, written by the versions that added them before the number).
@@ -31,12 +34,14 @@ export const LOCK_FORMAT = 4;
 export const FORMAT_3_LOCK = 3;
 /** The earlier document format that this one reads as it is but for `compiled.sources`, which it lacks. */
 export const PREVIOUS_LOCK_FORMAT = 2;
-/** Whether `format` is that of a lock document this version reads (formats 2 to 4; format 1 is the bare snapshot). */
-export function isLockDocumentFormat(format: unknown): format is 2 | 3 | 4 {
-  return format === LOCK_FORMAT || format === FORMAT_3_LOCK || format === PREVIOUS_LOCK_FORMAT;
+/** Whether `format` is that of a lock document this version reads (formats 2 to 5; format 1 is the bare snapshot). */
+export function isLockDocumentFormat(format: unknown): format is 2 | 3 | 4 | 5 {
+  return format === LOCK_FORMAT || format === FORMAT_4_LOCK || format === FORMAT_3_LOCK || format === PREVIOUS_LOCK_FORMAT;
 }
 
 export const SHA256_PATTERN = /^[0-9a-f]{64}$/;
+/** A unit record's `parts`: {@link UNIT_PARTS} digests of {@link PART_DIGEST_LENGTH} hex digits. */
+export const PARTS_PATTERN = new RegExp(`^[0-9a-f]{${UNIT_PARTS * PART_DIGEST_LENGTH}}$`);
 const sha256 = z.string().regex(SHA256_PATTERN, 'is not a SHA-256 digest (64 lower-case hex digits)');
 export const unitNameProblem = (name: string): string | undefined => (name === BASE_UNIT || parseUnitName(name) ? undefined : `${quote(name)} is not a delivery unit name (base, from-<cluster>[.<k>], shared[.<k>])`);
 /** Why a record key is not `namespace/name` of a Service: the `namespacedName` schema's own predicate (its message, without zod around it). */
@@ -59,10 +64,16 @@ export const unitRecordSchema = z.strictObject({
   files: unitFilesSchema,
   /**
    * Digest of the unit's files' paths and texts as rendered (src/state/unit-inventory.ts
-   * `contentDigest`): a unit whose inputs changed but which renders to the same files, on an intact
+   * `unitContent`): a unit whose inputs changed but which renders to the same files, on an intact
    * folder, is neither read nor written. Absent in a record of an earlier run (the unit is read once).
    */
   content: sha256.optional(),
+  /**
+   * The same digest per part of the unit's files (src/state/unit-inventory.ts `unitContent`): of a
+   * changed unit on an intact folder, only the files of the parts whose digest changed are read and
+   * compared. Absent in a record of an earlier run (the unit is read whole once).
+   */
+  parts: z.string().regex(PARTS_PATTERN, `is not ${UNIT_PARTS} part digests of ${PART_DIGEST_LENGTH} hex digits`).optional(),
   /** Mirror Services (`namespace/name` → origin) the removal guard counts: one per exported service. */
   mirrors: recordOf(namespacedKey, origin).optional(),
   /** Per-pod mirror Services (`namespace/name` → origin): they own their names, the guard does not count them. */
@@ -146,9 +157,9 @@ export const observedSectionSchema = z.strictObject({
   staleSince: z.strictObject({ targets: recordOf(clusterNameProblem, timestamp).optional(), sources: recordOf(clusterNameProblem, timestamp).optional() }).optional(),
 });
 
-/** The whole lock file (format 4; formats 3 and 2 are the same but for their number and what they lack, see {@link LOCK_FORMAT}). */
+/** The whole lock file (format 5; formats 4, 3 and 2 are the same but for their number and what they lack, see {@link LOCK_FORMAT}). */
 export const lockDocumentSchema = z.strictObject({
-  format: z.union([z.literal(LOCK_FORMAT), z.literal(FORMAT_3_LOCK), z.literal(PREVIOUS_LOCK_FORMAT)]),
+  format: z.union([z.literal(LOCK_FORMAT), z.literal(FORMAT_4_LOCK), z.literal(FORMAT_3_LOCK), z.literal(PREVIOUS_LOCK_FORMAT)]),
   observed: observedSectionSchema,
   compiled: compiledSectionSchema,
 });

@@ -37,10 +37,10 @@ import {
   serviceTypeProblem,
   timestampProblem,
 } from '../observe/lock-schema.js';
-import { DIAGNOSTIC_CODE_PATTERN, isLockDocumentFormat, namespacedKey, ORIGIN_PATTERN, SHA256_PATTERN, unitNameProblem } from './lock-document.js';
+import { DIAGNOSTIC_CODE_PATTERN, isLockDocumentFormat, namespacedKey, ORIGIN_PATTERN, PARTS_PATTERN, SHA256_PATTERN, unitNameProblem } from './lock-document.js';
 
 /** The fields of `unitRecordSchema` (src/state/lock-document.ts). */
-export const UNIT_RECORD_FIELDS: ReadonlySet<string> = new Set(['inputs', 'files', 'content', 'mirrors', 'podMirrors', 'imports']);
+export const UNIT_RECORD_FIELDS: ReadonlySet<string> = new Set(['inputs', 'files', 'content', 'parts', 'mirrors', 'podMirrors', 'imports']);
 const INVENTORIES = ['mirrors', 'podMirrors', 'imports'] as const;
 
 /** Whether `value` is an object JSON.parse made (not null, not an array, plain prototype). */
@@ -78,6 +78,7 @@ export function unitRecordsAccepted(units: unknown): boolean {
       for (const field of Object.keys(record)) if (!UNIT_RECORD_FIELDS.has(field)) return false;
       if (record.inputs !== undefined && !(typeof record.inputs === 'string' && SHA256_PATTERN.test(record.inputs))) return false;
       if (record.content !== undefined && !(typeof record.content === 'string' && SHA256_PATTERN.test(record.content))) return false;
+      if (record.parts !== undefined && !(typeof record.parts === 'string' && PARTS_PATTERN.test(record.parts))) return false;
       if (!filesAccepted(record.files)) return false;
       for (const field of INVENTORIES) {
         const inventory = record[field];
@@ -338,7 +339,7 @@ export const LOCK_DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['format', 'obs
 export const COMPILED_SECTION_FIELDS: ReadonlySet<string> = new Set(['units', 'pinnedServiceIPs', 'sources']);
 
 /**
- * Whether `lockDocumentSchema` certainly accepts `document` (a lock of format 4, 3 or 2 as JSON.parse
+ * Whether `lockDocumentSchema` certainly accepts `document` (a lock of format 5, 4, 3 or 2 as JSON.parse
  * made it): every section checked in one pass. False means "let the whole schema decide": a refused
  * lock is refused with the schema's own messages.
  */

@@ -74,9 +74,10 @@ export function unitFolderCheck(outDir: string, host: FsHost = NODE_FS_HOST, wal
  * disk: within each cluster of `clusters`, its kustomization.yaml, every rendered unit folder, and
  * every entry that is no unit the run keeps (a removed unit, a stray file); every top-level entry
  * that is none of `clusters` when `allTopLevel` (a full run owns the whole folder; a shard does not).
- * Kept units are not read at all.
+ * Kept units are not read at all, nor is a file `known` gives the text of.
+ * @param known the text of a file (path relative to `outDir`) known to be on disk, without reading it @default none known
  */
-export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>, keptUnits: ReadonlySet<string>, allTopLevel: boolean, host: FsHost = NODE_FS_HOST): FileTree {
+export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>, keptUnits: ReadonlySet<string>, allTopLevel: boolean, host: FsHost = NODE_FS_HOST, known?: (path: string) => string | undefined): FileTree {
   const out: FileTree = new Map();
   let top: string[];
   try {
@@ -86,7 +87,7 @@ export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>,
   }
   const add = (rel: string): void => {
     const abs = join(outDir, rel);
-    if (host.stat(abs).isDirectory()) for (const [p, text] of readTree(abs, host)) out.set(`${rel}/${p}`, text);
+    if (host.stat(abs).isDirectory()) for (const [p, text] of readTree(abs, host, known && ((q) => known(`${rel}/${q}`)))) out.set(`${rel}/${p}`, text);
     else out.set(rel, host.readFile(abs));
   };
   for (const entry of top) {

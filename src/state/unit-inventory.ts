@@ -67,24 +67,65 @@ export function filesRecord(sizes: Iterable<readonly [string, number]>): UnitFil
   return folderFilesRecord(sizes);
 }
 
+/** How many parts a unit's files are hashed in (its record's `parts`): a changed unit is read and compared only in the parts whose digest changed. */
+export const UNIT_PARTS = 16;
+/** Hex digits of one part's digest in a record's `parts` (the first 64 bits of its SHA-256). */
+export const PART_DIGEST_LENGTH = 16;
+
+/** The file name of a mirror's Service, Endpoints or EndpointSlice (`<kind>-<name>[-ipv4|-ipv6[-<k>]].yaml`): kind, name. */
+export const MIRROR_OBJECT_FILE = /^(service|endpoints|endpointslice)-(.+?)(?:-ipv[46](?:-\d+)?)?\.yaml$/;
+
 /**
- * The content digest of a unit folder (its record's `content`): SHA-256 over its files' paths
- * (relative to the unit folder), sorted, each with its size in bytes and its text. Two folders with
- * the same digest hold the same files with the same texts.
+ * The part (0 to {@link UNIT_PARTS} - 1) of the file at `path` in a unit folder: an FNV-1a hash of
+ * its folder and mirror name, so the files of one mirror (which the change reasons read together)
+ * always share a part; any other file by its whole path.
  */
-export function contentDigest(files: readonly (readonly [path: string, text: string, bytes: number])[]): string {
+export function filePart(path: string): number {
+  const slash = path.lastIndexOf('/');
+  const m = MIRROR_OBJECT_FILE.exec(path.slice(slash + 1));
+  const key = m ? `${path.slice(0, slash + 1)}${m[2]}` : path;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % UNIT_PARTS;
+}
+
+/** The digests of a unit folder's files as rendered: the whole (`content`) and per part (`parts`). */
+export interface UnitContent {
+  /** SHA-256 over the digests of every part: two folders with the same one hold the same files with the same texts. */
+  readonly content: string;
+  /** Per part ({@link filePart}), the first {@link PART_DIGEST_LENGTH} hex digits of the SHA-256 of its files, concatenated. */
+  readonly parts: string;
+}
+
+/**
+ * The content digests of a unit folder (its record's `content` and `parts`): per part, SHA-256 over
+ * its files' paths (relative to the unit folder), sorted, each with its size in bytes and its text;
+ * `content` is the SHA-256 of those digests, in part order.
+ */
+export function unitContent(files: readonly (readonly [path: string, text: string, bytes: number])[]): UnitContent {
   const sortedFiles = [...files].sort(([a], [b]) => compareStrings(a, b));
-  const hash = createHash('sha256');
-  let chunk = '';
+  const chunks = new Array<string>(UNIT_PARTS).fill('');
+  const hashes = Array.from({ length: UNIT_PARTS }, () => createHash('sha256'));
   for (const [path, text, bytes] of sortedFiles) {
-    chunk += `${path}\0${bytes}\n${text}`;
-    if (chunk.length > 1 << 20) {
-      hash.update(chunk);
-      chunk = '';
+    const part = filePart(path);
+    chunks[part] += `${path}\0${bytes}\n${text}`;
+    if (chunks[part]!.length > 1 << 16) {
+      hashes[part]!.update(chunks[part]!);
+      chunks[part] = '';
     }
   }
-  hash.update(chunk);
-  return hash.digest('hex');
+  const digests = hashes.map((h, i) => h.update(chunks[i]!).digest('hex'));
+  return { content: createHash('sha256').update(digests.join('')).digest('hex'), parts: digests.map((d) => d.slice(0, PART_DIGEST_LENGTH)).join('') };
+}
+
+/** The parts whose digests differ between two records' `parts`. */
+export function differingParts(before: string, after: string): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < UNIT_PARTS; i++) {
+    const at = i * PART_DIGEST_LENGTH;
+    if (before.slice(at, at + PART_DIGEST_LENGTH) !== after.slice(at, at + PART_DIGEST_LENGTH)) out.add(i);
+  }
+  return out;
 }
 
 function sorted(record: Record<string, string>): Record<string, string> {

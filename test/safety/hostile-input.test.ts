@@ -66,7 +66,7 @@ const lockCases: [string, (lock: any) => void, RegExp][] = [
   ['port "80"', (l) => (l.targets.b.services[0].ports[0].port = '80'), /ports\[0\]\.port: "80" is not a port number/],
   ['gateway address is a host name', (l) => (l.targets.b.gateway.addresses = ['gw.example.com']), /\$\.targets\.b\.gateway\.addresses\[0\]: "gw\.example\.com" is not an IP address/],
   ['gateway address is the metadata endpoint', (l) => (l.targets.b.gateway.addresses = ['169.254.169.254']), /\$\.targets\.b\.gateway: address 169\.254\.169\.254 is a link-local address/],
-  ['unknown format', (l) => (l.format = 5), /has format 5, but this version reads formats 1, 2, 3 and 4/],
+  ['unknown format', (l) => (l.format = 6), /has format 6, but this version reads formats 1, 2, 3, 4 and 5/],
   ['unknown field', (l) => (l.targets.b.services[0].clusterIP = '10.0.0.1'), /\$\.targets\.b\.services\[0\]: unknown field "clusterIP"/],
   ['traversal cluster key', (l) => (l.targets['../../b'] = l.targets.b), /\$\.targets\["\.\.\/\.\.\/b"\]: key "\.\.\/\.\.\/b" is not a valid cluster name/],
 ];

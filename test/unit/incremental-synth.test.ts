@@ -64,7 +64,7 @@ function mirrorsOf(units: LockDocument['compiled']['units']): Map<string, string
   return out;
 }
 
-test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first time THEN every mirror, name owner and pinned IP is kept and the lock becomes format 4', async () => {
+test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first time THEN every mirror, name owner and pinned IP is kept and the lock becomes format 5', async () => {
   const oldLock = readFileSync('test/fixtures/lock-format-1/fleet.lock.json', 'utf8');
   const { dir, lockPath, outDir, run } = scratch(oldLock);
   try {
@@ -74,7 +74,7 @@ test('GIVEN a format 1 lock and the dist/ it produced WHEN synth runs the first 
     // THEN dist/ is byte for byte what it was: no mirror lost, moved or renamed
     assert.deepEqual(readTree(outDir), before);
     const lock = readLockDocument(lockPath);
-    assert.equal(lock.format, 4);
+    assert.equal(lock.format, 5);
     // AND the pinned IPs are those of the old lock, in the compiled section
     assert.deepEqual(lock.compiled.pinnedServiceIPs, JSON.parse(oldLock).pinnedServiceIPs);
     // AND the observation is the old lock's
@@ -672,7 +672,7 @@ test('GIVEN the mesh from empty WHEN synth writes it THEN each folder lists its 
   }
 });
 
-test('GIVEN a settled mesh whose families are split into shards WHEN one service of a target changes THEN each source reads and writes only the shard holding its mirror (the other shards render to the very files their folders hold), and synth writes what a full run writes', async () => {
+test('GIVEN a settled mesh whose families are split into shards WHEN one service of a target changes THEN each source reads and writes only the shard holding its mirror (the other shards render to the very files their folders hold), of it only the part holding the mirror\'s files, and synth writes what a full run writes', async () => {
   const s = await meshRepository();
   const small = { maxUnitObjects: 24 };
   try {
@@ -698,6 +698,7 @@ test('GIVEN a settled mesh whose families are split into shards WHEN one service
     // THEN in every other source, of the units only the c02 family's shard holding the changed mirror was read, and only it changed
     const units = readLockDocument(s.lockPath).compiled.units;
     const readUnits = new Map<string, Set<string>>();
+    const readFiles = new Map<string, string[]>();
     for (const path of reads) {
       const rel = relative(s.outDir, path).split(sep);
       // (The base units are read for the Namespaces the delivery manifests name, as in every run.)
@@ -705,6 +706,7 @@ test('GIVEN a settled mesh whose families are split into shards WHEN one service
       let set = readUnits.get(rel[0]!);
       if (!set) readUnits.set(rel[0]!, (set = new Set()));
       set.add(rel[1]!);
+      readFiles.set(rel[0]!, [...(readFiles.get(rel[0]!) ?? []), rel.slice(2).join('/')]);
     }
     for (const source of MESH.filter((c) => c !== 'c02')) {
       const shards = Object.keys(units[source]!).filter((u) => parseUnitName(u)?.family === 'from-c02');
@@ -712,6 +714,12 @@ test('GIVEN a settled mesh whose families are split into shards WHEN one service
       const holding = shards.filter((u) => Object.values(units[source]![u]!.mirrors ?? {}).includes(changed!));
       assert.equal(holding.length, 1, `${source}: one shard holds the mirror of ${changed}`);
       assert.deepEqual([...(readUnits.get(source) ?? [])].sort(), holding, `${source}: only the shard holding the changed mirror is read`);
+      // AND of that shard, only the part holding the changed mirror's files: its Service file, not most of the others
+      const [, namespace, service] = changed!.split('/');
+      const mirrorName = Object.entries(units[source]![holding[0]!]!.mirrors ?? {}).find(([, origin]) => origin === changed)![0].split('/')[1];
+      const read = readFiles.get(source) ?? [];
+      assert.ok(read.includes(`${namespace}/service-${mirrorName}.yaml`), `${source}: the changed mirror's Service file (of ${service}) is read: ${read.join(', ')}`);
+      assert.ok(read.length * 2 < units[source]![holding[0]!]!.files.count, `${source}: ${read.length} of the shard's ${units[source]![holding[0]!]!.files.count} files are read`);
       const change = result.changes.find((c) => c.cluster === source);
       assert.ok(change && change.changed.length > 0 && change.added.length === 0 && change.removed.length === 0, `${source}: files changed`);
       for (const path of change.changed) assert.ok(path.startsWith(`${holding[0]}/`), `${source}: ${path} lies in ${holding[0]}`);

@@ -94,10 +94,10 @@ function fullService(): Json {
 
 const trustRoot = (): Json => ({ fingerprint: FINGERPRINT, subject: 'CN=root.linkerd.cluster.local, O=Example', notAfter: '2030-01-31T12:00:00Z' });
 
-/** A lock (format 4) with every optional field of every object the schema knows, valid. */
+/** A lock (format 5) with every optional field of every object the schema knows, valid. */
 function completeLock(): Json {
   return {
-    format: 4,
+    format: 5,
     observed: {
       targets: {
         paris: {
@@ -130,7 +130,7 @@ function completeLock(): Json {
       units: {
         london: {
           base: { files: { count: 2, bytes: 10, digest: 'a'.repeat(64) } },
-          'from-paris': { inputs: 'c'.repeat(64), files: { count: 3, bytes: 99, digest: 'd'.repeat(64) }, mirrors: { 'default/web-paris': 'paris/default/web' }, podMirrors: { 'data/kafka-0-paris': 'paris/data/kafka' } },
+          'from-paris': { inputs: 'c'.repeat(64), files: { count: 3, bytes: 99, digest: 'd'.repeat(64) }, content: '9'.repeat(64), parts: '8'.repeat(256), mirrors: { 'default/web-paris': 'paris/default/web' }, podMirrors: { 'data/kafka-0-paris': 'paris/data/kafka' } },
           shared: { inputs: 'e'.repeat(64), files: { count: 0, bytes: 0, digest: 'f'.repeat(64) }, imports: { 'default/web-paris': 'paris/default/web' } },
         },
       },
@@ -171,7 +171,7 @@ function lockText(document: unknown): string {
  */
 function readLockProblems(document: Json): string[] | undefined {
   const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null;
-  if (!isObject(document) || (document.format !== 4 && document.format !== 3 && document.format !== 2) || !isObject(document.observed) || !isObject(document.compiled)) return undefined;
+  if (!isObject(document) || (document.format !== 5 && document.format !== 4 && document.format !== 3 && document.format !== 2) || !isObject(document.observed) || !isObject(document.compiled)) return undefined;
   const text = lockText(document);
   try {
     readLock('mutated.lock.json', () => text);
@@ -302,9 +302,10 @@ describe('the lock fast check', () => {
     assert.equal(observedSectionAccepted(document.observed), true);
     assert.equal(sourceRecordsAccepted(document.compiled.sources), true);
     assert.equal(sourceRecordsAccepted(undefined), true);
+    assert.equal(lockDocumentAccepted({ ...document, format: 4 }), true);
     assert.equal(lockDocumentAccepted({ ...document, format: 3 }), true);
     assert.equal(lockDocumentAccepted({ ...document, format: 2 }), true);
-    assert.equal(lockDocumentAccepted({ ...document, format: 5 }), false);
+    assert.equal(lockDocumentAccepted({ ...document, format: 6 }), false);
   });
 
   test('it accepts the example fleet\'s lock', () => {

@@ -97,18 +97,18 @@ describe('readLockFile', () => {
 
   test('another format number is a LockFileError stating both formats', () => {
     // GIVEN a lock written by a newer version
-    const file = lockWith('future.lock.json', JSON.stringify({ format: 5, observed: { targets: {}, sources: {} }, compiled: { units: {} } }));
+    const file = lockWith('future.lock.json', JSON.stringify({ format: 6, observed: { targets: {}, sources: {} }, compiled: { units: {} } }));
     // WHEN read
     const error = lockError(file);
     // THEN the message names the file, the found and the supported format, and what to do
     assert.ok(error.message.includes(file), error.message);
-    assert.match(error.message, /has format 5, but this version reads formats 1, 2, 3 and 4/);
+    assert.match(error.message, /has format 6, but this version reads formats 1, 2, 3, 4 and 5/);
     assert.match(error.message, /restore it from git, or delete it/);
   });
 
   test('a format given as a string is not accepted', () => {
     const file = lockWith('string-format.lock.json', JSON.stringify({ format: '1', targets: {}, sources: {} }));
-    assert.match(lockError(file).message, /has format "1", but this version reads formats 1, 2, 3 and 4/);
+    assert.match(lockError(file).message, /has format "1", but this version reads formats 1, 2, 3, 4 and 5/);
   });
 
   test('JSON that is not an object is a LockFileError', () => {
@@ -116,7 +116,7 @@ describe('readLockFile', () => {
       const file = lockWith(`${name}.lock.json`, text);
       const error = lockError(file);
       assert.ok(error.message.includes(file), error.message);
-      assert.match(error.message, /but this version reads formats 1, 2, 3 and 4/);
+      assert.match(error.message, /but this version reads formats 1, 2, 3, 4 and 5/);
     }
   });
 
@@ -155,18 +155,28 @@ describe('readLockFile', () => {
   });
 
   test('a format 2 lock is read with its unit records and no source records (every source is planned once)', () => {
-    const text = renderLockFile(sampleSnapshot(), { east: { base: { files: { count: 1, bytes: 2, digest: 'a'.repeat(64) } } } }).replace('"format": 4', '"format": 2');
+    const text = renderLockFile(sampleSnapshot(), { east: { base: { files: { count: 1, bytes: 2, digest: 'a'.repeat(64) } } } }).replace('"format": 5', '"format": 2');
     const lock = readLock(lockWith('format-2.lock.json', text));
     assert.deepEqual(Object.keys(lock.units ?? {}), ['east']);
     assert.equal(lock.sources, undefined);
   });
 
-  test('a format 4 lock gives back its source records', () => {
+  test('a format 5 lock gives back its source records', () => {
     const sources: SourceRecords = { east: { inputs: 'b'.repeat(64), owners: { 'shop/web-west': '' }, established: { 'west/shop/web': true }, warnings: [{ code: 'MRC3001', severity: 'warning', cluster: 'east', message: 'm', hint: 'h' }] } };
     const text = renderLockFile(sampleSnapshot(), {}, sources);
-    assert.match(text, /\n  "format": 4,\n/);
+    assert.match(text, /\n  "format": 5,\n/);
     const lock = readLock(lockWith('sources.lock.json', text));
     assert.deepEqual(lock.sources, sources);
+  });
+
+  // Format 4 is format 5 without the unit records' `parts`: read as it is (such a unit is read whole once).
+  test('a format 4 lock, without parts, is read as it is: source and unit records given back', () => {
+    const sources: SourceRecords = { east: { inputs: 'b'.repeat(64), families: { base: 'e'.repeat(64), targets: { west: 'f'.repeat(64) }, linkWarnings: [0] } } };
+    const units: UnitRecords = { east: { base: { files: { count: 1, bytes: 2, digest: 'a'.repeat(64) }, content: 'c'.repeat(64) } } };
+    const text = renderLockFile(sampleSnapshot(), units, sources).replace('"format": 5', '"format": 4');
+    const lock = readLock(lockWith('format-4.lock.json', text));
+    assert.deepEqual(lock.sources, sources);
+    assert.deepEqual(lock.units, units);
   });
 
   // Format 3 is format 4 without the source records' `families` and the unit records' `content`; the
@@ -177,7 +187,7 @@ describe('readLockFile', () => {
       ['without them', { east: { inputs: 'b'.repeat(64) } }, { east: { base: { files: { count: 1, bytes: 2, digest: 'a'.repeat(64) } } } }],
       ['with them', { east: { inputs: 'b'.repeat(64), families } }, { east: { base: { files: { count: 1, bytes: 2, digest: 'a'.repeat(64) }, content: 'c'.repeat(64) } } }],
     ] as [string, SourceRecords, UnitRecords][]) {
-      const text = renderLockFile(sampleSnapshot(), units, sources).replace('"format": 4', '"format": 3');
+      const text = renderLockFile(sampleSnapshot(), units, sources).replace('"format": 5', '"format": 3');
       const lock = readLock(lockWith(`format-3-${kind.replace(/ /g, '-')}.lock.json`, text));
       assert.deepEqual(lock.sources, sources, kind);
       assert.deepEqual(lock.units, units, kind);
@@ -204,6 +214,8 @@ describe('readLockFile', () => {
     ['an array for a record', (u) => (u.east['from-west'].mirrors = ['west/shop/web'])],
     ['a digest with upper case', (u) => (u.east.base.files.digest = 'A'.repeat(64))],
     ['a files record without its digest', (u) => delete u.east.base.files.digest],
+    ['parts one digit short', (u) => (u.east.base.parts = '0'.repeat(255))],
+    ['parts with upper case', (u) => (u.east.base.parts = 'A'.repeat(256))],
   ];
   test('the one-pass check accepts a valid record set', () => {
     assert.equal(unitRecordsAccepted(JSON.parse(JSON.stringify(goodUnits()))), true);
@@ -269,7 +281,7 @@ describe('renderLockFile', () => {
   "compiled": {
     "units": {}
   },
-  "format": 4,
+  "format": 5,
   "observed": {
     "sources": {
       "east": {
@@ -359,7 +371,7 @@ describe('renderLockFile', () => {
   });
 
   test('the empty snapshot renders as a small canonical file', () => {
-    assert.equal(renderLockFile(emptySnapshot()), '{\n  "compiled": {\n    "units": {}\n  },\n  "format": 4,\n  "observed": {\n    "sources": {},\n    "targets": {}\n  }\n}\n');
+    assert.equal(renderLockFile(emptySnapshot()), '{\n  "compiled": {\n    "units": {}\n  },\n  "format": 5,\n  "observed": {\n    "sources": {},\n    "targets": {}\n  }\n}\n');
   });
 
   test('round-trips through readLockFile, and re-rendering is stable', () => {
