@@ -18,18 +18,20 @@ import type { MirrorUnit } from '../compile/mirror-unit.js';
 import { renderContext, sourceNamespaceObject } from '../compile/source-chart.js';
 import { BASE_UNIT, MAX_UNIT_OBJECTS, shardCount, shardName, shardOf, unitFamily, type UnitMember } from '../delivery/delivery-units.js';
 import { compareStrings } from '../util/order.js';
-import { chartObjects, GENERATED_HEADER, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
+import { chartObjects, GENERATED_HEADER, KUSTOMIZATION_FILE, objectPath, renderWritable, stringifyYaml, type FileTree } from './render-files.js';
 import { appendAll } from '../util/append-all.js';
 import type { UnitRecord } from '../state/lock-document.js';
-import { filesRecord, objectInventory, unitContent } from '../state/unit-inventory.js';
+import { filesRecord, inventoryEntry, inventoryOf, textDigest, unitContent, type InventoryEntry } from '../state/unit-inventory.js';
 
 type K8sObject = ReturnType<Chart['toJson']>[number] | KubeObject;
 
-/** An object's file: its path in the unit folder, its text and the text's size in bytes. */
+/** An object's file: its path in the unit folder, its text, the text's size in bytes and digest, and what it adds to the unit's inventory. */
 interface ObjectFile {
   readonly rel: string;
   readonly text: string;
   readonly bytes: number;
+  readonly digest: string;
+  readonly entry: InventoryEntry | undefined;
 }
 
 /** The file of each frozen (shared, immutable) object already rendered; entries go with their objects. */
@@ -62,8 +64,8 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
   const base: K8sObject[] = [];
   const cluster = source?.cluster ?? (baseCharts[0] as (Chart & { cluster?: string }) | undefined)?.cluster ?? '';
   const writeUnit = (unit: string, objects: readonly K8sObject[]): void => {
-    const resources: string[] = [];
-    const texts: [string, string, number][] = [];
+    unitNames.push(unit);
+    const unitFiles: ObjectFile[] = [];
     for (const object of objects) {
       // A frozen object is shared by the mirrors of several sources (PlanMemo.sharedObjects): its file is rendered once.
       const shared = Object.isFrozen(object);
@@ -71,20 +73,27 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
       if (!file) {
         const rel = objectPath(object);
         const text = renderWritable(`${cluster}/${unit}/${rel}`, object);
-        file = { rel, text, bytes: Buffer.byteLength(text) };
+        file = { rel, text, bytes: Buffer.byteLength(text), digest: textDigest(text), entry: inventoryEntry(object) };
         if (shared) sharedFiles.set(object, file);
       }
+      unitFiles.push(file);
+    }
+    const { content, parts } = unitContent(unitFiles.map((f) => [f.rel, f.bytes, f.digest] as const));
+    // A unit whose object files are those its intact folder holds is neither written nor recorded again.
+    if (rest.unchanged?.(unit, content)) return;
+    const resources: string[] = [];
+    const sizes: [string, number][] = [];
+    for (const file of unitFiles) {
       const path = `${unit}/${file.rel}`;
       if (files.has(path)) throw new Error(`internal error: two objects would be written to ${cluster}/${path}`);
       files.set(path, file.text);
       resources.push(file.rel);
-      texts.push([file.rel, file.text, file.bytes]);
+      sizes.push([file.rel, file.bytes]);
     }
     const kustomization = kustomizationFile(resources);
-    files.set(`${unit}/kustomization.yaml`, kustomization);
-    texts.push(['kustomization.yaml', kustomization, Buffer.byteLength(kustomization)]);
-    rest.records?.set(unit, { files: filesRecord(texts.map(([rel, , bytes]) => [rel, bytes] as const)), ...unitContent(texts), ...objectInventory(objects) });
-    unitNames.push(unit);
+    files.set(`${unit}/${KUSTOMIZATION_FILE}`, kustomization);
+    sizes.push([KUSTOMIZATION_FILE, Buffer.byteLength(kustomization)]);
+    rest.records?.set(unit, { files: filesRecord(sizes), content, parts, ...inventoryOf(unitFiles.map((f) => f.entry)) });
   };
   if (source) {
     for (const ns of source.namespaces) base.push(sourceNamespaceObject(ns));
@@ -110,7 +119,7 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
   }
   for (const chart of baseCharts) appendAll(base, chartObjects(chart));
   writeUnit(BASE_UNIT, base);
-  files.set('kustomization.yaml', kustomizationFile([...unitNames, ...(rest.keptUnits ?? [])]));
+  files.set(KUSTOMIZATION_FILE, kustomizationFile([...unitNames, ...(rest.keptUnits ?? [])]));
   return new Map([...files.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }
 
@@ -120,6 +129,12 @@ export interface RenderRest {
   readonly keptUnits?: readonly string[];
   /** Filled with the record (files and inventory, no input digest) of every rendered unit. @default not recorded */
   readonly records?: Map<string, Omit<UnitRecord, 'inputs'>>;
+  /**
+   * Asked of each unit with the `content` digest of its object files: true when its folder holds
+   * them already (recorded with that digest, and intact). Such a unit gets no files and no record
+   * here: its recorded one stays. @default none is
+   */
+  readonly unchanged?: (unit: string, content: string) => boolean;
 }
 
 /** A cluster folder's kustomization.yaml, listing its unit folders `units` (what {@link renderClusterUnits} writes there). */

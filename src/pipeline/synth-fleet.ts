@@ -10,7 +10,7 @@ import { planFleet, type CompileOptions } from '../compile/compile-fleet.js';
 import { compareStrings } from '../util/order.js';
 import { readFileSync } from 'node:fs';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
-import type { FileTree } from '../emit/render-files.js';
+import { KUSTOMIZATION_FILE, type FileTree } from '../emit/render-files.js';
 import { clusterKustomizationFile, renderClusterUnits } from '../emit/render-units.js';
 import type { RenderedClusterSink } from './streamed-write.js';
 import { MAX_UNIT_OBJECTS, parseUnitName, previousShardCounts, SHARED_FAMILY, unitFamily } from '../delivery/delivery-units.js';
@@ -18,7 +18,6 @@ import type { SourceRecord, SourceRecords, UnitFiles, UnitRecord, UnitRecords } 
 import { treeUnitRecords } from '../state/adopt-dist.js';
 import { UnitInputs } from '../state/unit-inputs.js';
 import { recordMirrorLookup, recordOwnerLookup } from '../state/unit-records.js';
-import { sameFiles } from '../state/unit-folders.js';
 import { differingParts, filePart } from '../state/unit-inventory.js';
 import type { Fleet } from '../model/fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
@@ -206,33 +205,40 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     // Rendered one family at a time (render-units.ts), so memory is bounded by a family, not a source.
     const source = plan ? { cluster, namespaces: plan.namespaces, units: [...families.values()].flat(), pinnedIPs: plan.pinnedIPs } : undefined;
     const fresh = new Map<string, Omit<UnitRecord, 'inputs'>>();
-    const files = renderClusterUnits(source, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh });
-    const unchanged = new Set<string>();
-    const changedParts = new Map<string, ReadonlySet<number>>();
-    for (const [unit, record] of fresh) {
+    const inputsOf = (unit: string): { inputs?: string } => {
       const family = parseUnitName(unit)?.family;
       const digest = family !== undefined ? digests.get(family) : undefined;
-      clusterUnits[unit] = { ...(digest !== undefined ? { inputs: digest } : {}), ...record };
-      // A unit rendered to the very files its intact folder holds (one shard of a family whose other
-      // shards changed) is kept as it is: neither read nor written.
+      return digest !== undefined ? { inputs: digest } : {};
+    };
+    // A unit rendered to the very object files its intact folder holds (one shard of a family whose
+    // other shards changed) is kept as it is: neither read nor written, its record kept.
+    const unchanged = (unit: string, content: string): boolean => {
       const old = recorded[unit];
-      if (state?.intact && old?.content !== undefined && old.content === record.content && sameFiles(old.files, record.files) && state.intact(cluster, unit, old.files)) {
-        unchanged.add(unit);
-        kept.push(unit);
-        continue;
-      }
+      if (!state?.intact || old?.content !== content || !state.intact(cluster, unit, old.files)) return false;
+      clusterUnits[unit] = { ...old, ...inputsOf(unit) };
+      sameContent.push(unit);
+      return true;
+    };
+    const sameContent: string[] = [];
+    const files = renderClusterUnits(source, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh, unchanged });
+    kept.push(...sameContent);
+    const changedParts = new Map<string, ReadonlySet<number>>();
+    for (const [unit, record] of fresh) {
+      clusterUnits[unit] = { ...inputsOf(unit), ...record };
       rendered.add(`${cluster}/${unit}`);
       // Of a changed unit on an intact folder, a part whose digest did not change holds on disk the
-      // very files rendered for it (its digest covers their paths and texts): only the others are read.
+      // very object files rendered for it (its digest covers their paths and texts): only the others
+      // (and the unit's kustomization.yaml, which no part covers) are read.
+      const old = recorded[unit];
       if (sink && state?.intact && old?.parts !== undefined && record.parts !== undefined && state.intact(cluster, unit, old.files)) changedParts.set(unit, differingParts(old.parts, record.parts));
     }
-    if (unchanged.size > 0) for (const path of [...files.keys()]) if (unchanged.has(path.slice(0, path.indexOf('/')))) files.delete(path);
     const known = new Set<string>();
     if (changedParts.size > 0) {
       for (const path of files.keys()) {
         const slash = path.indexOf('/');
         const parts = slash < 0 ? undefined : changedParts.get(path.slice(0, slash));
-        if (parts && !parts.has(filePart(path.slice(slash + 1)))) known.add(path);
+        const rel = path.slice(slash + 1);
+        if (parts && rel !== KUSTOMIZATION_FILE && !parts.has(filePart(rel))) known.add(path);
       }
     }
     units[cluster] = Object.fromEntries(Object.entries(clusterUnits).sort(([a], [b]) => compareStrings(a, b)));

@@ -31,30 +31,36 @@ export function mirrorOrigin(object: unknown): string | undefined {
 
 const MCS_SLICE_NAME = /^(.+)-mcs-ipv[46](?:-\d+)?$/;
 
-/** The mirror part of a unit record (mirrors, per-pod mirrors, MCS imports) of `objects`. */
-export function objectInventory(objects: Iterable<unknown>): Pick<UnitRecord, 'mirrors' | 'podMirrors' | 'imports'> {
-  const mirrors: Record<string, string> = {};
-  const podMirrors: Record<string, string> = {};
-  const imports: Record<string, string> = {};
-  for (const object of objects) {
-    const o = object as ObjectLike | null;
-    const metadata = o?.metadata;
-    if (!metadata || typeof metadata.name !== 'string' || typeof metadata.namespace !== 'string') continue;
-    const key = `${metadata.namespace}/${metadata.name}`;
-    if (o.kind === 'Service') {
-      const target = metadata.labels?.[REMOTE_CLUSTER_NAME_LABEL];
-      if (typeof target !== 'string' || clusterNameProblem(target)) continue;
-      const from = mirrorOrigin(o) ?? target;
-      if (metadata.labels?.[HEADLESS_MIRROR_SVC_NAME_LABEL] !== undefined) podMirrors[key] = from;
-      else mirrors[key] = from;
-    } else if (o.kind === 'EndpointSlice') {
-      const cluster = metadata.labels?.[MCS_SOURCE_CLUSTER_LABEL];
-      const service = metadata.labels?.[MCS_SERVICE_NAME_LABEL];
-      const m = MCS_SLICE_NAME.exec(metadata.name);
-      if (typeof cluster !== 'string' || typeof service !== 'string' || !m || clusterNameProblem(cluster) || dns1123LabelProblem(service)) continue;
-      imports[`${metadata.namespace}/${m[1]}`] = `${cluster}/${metadata.namespace}/${service}`;
-    }
+/** What one object adds to its unit's inventory: the record field, its `namespace/name` key and the origin. */
+export type InventoryEntry = readonly [field: 'mirrors' | 'podMirrors' | 'imports', key: string, origin: string];
+
+/** The inventory entry of `object`, or undefined when it is none (not a mirror Service, not an MCS EndpointSlice). */
+export function inventoryEntry(object: unknown): InventoryEntry | undefined {
+  const o = object as ObjectLike | null;
+  const metadata = o?.metadata;
+  if (!metadata || typeof metadata.name !== 'string' || typeof metadata.namespace !== 'string') return undefined;
+  const key = `${metadata.namespace}/${metadata.name}`;
+  if (o.kind === 'Service') {
+    const target = metadata.labels?.[REMOTE_CLUSTER_NAME_LABEL];
+    if (typeof target !== 'string' || clusterNameProblem(target)) return undefined;
+    const from = mirrorOrigin(o) ?? target;
+    return [metadata.labels?.[HEADLESS_MIRROR_SVC_NAME_LABEL] !== undefined ? 'podMirrors' : 'mirrors', key, from];
   }
+  if (o.kind === 'EndpointSlice') {
+    const cluster = metadata.labels?.[MCS_SOURCE_CLUSTER_LABEL];
+    const service = metadata.labels?.[MCS_SERVICE_NAME_LABEL];
+    const m = MCS_SLICE_NAME.exec(metadata.name);
+    if (typeof cluster !== 'string' || typeof service !== 'string' || !m || clusterNameProblem(cluster) || dns1123LabelProblem(service)) return undefined;
+    return ['imports', `${metadata.namespace}/${m[1]}`, `${cluster}/${metadata.namespace}/${service}`];
+  }
+  return undefined;
+}
+
+/** The mirror part of a unit record (mirrors, per-pod mirrors, MCS imports) from its objects' {@link inventoryEntry} entries. */
+export function inventoryOf(entries: Iterable<InventoryEntry | undefined>): Pick<UnitRecord, 'mirrors' | 'podMirrors' | 'imports'> {
+  const fields = { mirrors: {} as Record<string, string>, podMirrors: {} as Record<string, string>, imports: {} as Record<string, string> };
+  for (const entry of entries) if (entry) fields[entry[0]][entry[1]] = entry[2];
+  const { mirrors, podMirrors, imports } = fields;
   return {
     ...(Object.keys(mirrors).length > 0 ? { mirrors: sorted(mirrors) } : {}),
     ...(Object.keys(podMirrors).length > 0 ? { podMirrors: sorted(podMirrors) } : {}),
@@ -89,32 +95,31 @@ export function filePart(path: string): number {
   return (h >>> 0) % UNIT_PARTS;
 }
 
-/** The digests of a unit folder's files as rendered: the whole (`content`) and per part (`parts`). */
+/** The digests of a unit folder's object files as rendered: the whole (`content`) and per part (`parts`). */
 export interface UnitContent {
-  /** SHA-256 over the digests of every part: two folders with the same one hold the same files with the same texts. */
+  /** SHA-256 over the digests of every part: two folders with the same one hold the same object files with the same texts. */
   readonly content: string;
   /** Per part ({@link filePart}), the first {@link PART_DIGEST_LENGTH} hex digits of the SHA-256 of its files, concatenated. */
   readonly parts: string;
 }
 
+/** The SHA-256 (hex) of one file's text: what {@link unitContent} digests of it. */
+export function textDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
 /**
- * The content digests of a unit folder (its record's `content` and `parts`): per part, SHA-256 over
- * its files' paths (relative to the unit folder), sorted, each with its size in bytes and its text;
+ * The content digests of a unit folder's object files (its record's `content` and `parts`; the
+ * folder's kustomization.yaml, which lists them, follows from their paths): per part, SHA-256 over
+ * its files' paths (relative to the unit folder), sorted, each with its size in bytes and the
+ * SHA-256 of its text ({@link textDigest}: a file shared by several sources is digested once);
  * `content` is the SHA-256 of those digests, in part order.
  */
-export function unitContent(files: readonly (readonly [path: string, text: string, bytes: number])[]): UnitContent {
+export function unitContent(files: readonly (readonly [path: string, bytes: number, digest: string])[]): UnitContent {
   const sortedFiles = [...files].sort(([a], [b]) => compareStrings(a, b));
-  const chunks = new Array<string>(UNIT_PARTS).fill('');
-  const hashes = Array.from({ length: UNIT_PARTS }, () => createHash('sha256'));
-  for (const [path, text, bytes] of sortedFiles) {
-    const part = filePart(path);
-    chunks[part] += `${path}\0${bytes}\n${text}`;
-    if (chunks[part]!.length > 1 << 16) {
-      hashes[part]!.update(chunks[part]!);
-      chunks[part] = '';
-    }
-  }
-  const digests = hashes.map((h, i) => h.update(chunks[i]!).digest('hex'));
+  const lines = new Array<string>(UNIT_PARTS).fill('');
+  for (const [path, bytes, digest] of sortedFiles) lines[filePart(path)] += `${path}\0${bytes}\0${digest}\n`;
+  const digests = lines.map((l) => createHash('sha256').update(l).digest('hex'));
   return { content: createHash('sha256').update(digests.join('')).digest('hex'), parts: digests.map((d) => d.slice(0, PART_DIGEST_LENGTH)).join('') };
 }
 
