@@ -2,7 +2,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { commandLineFailure } from './command-line-failure.js';
 import { compiledBuildProblem } from './compiled-build.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
@@ -12,9 +11,6 @@ import { npmOfflineProblem } from './npm-offline.js';
 import { ownVersion } from './own-version.js';
 import type { FsHost } from '../emit/fs-host.js';
 import { runSynth } from '../pipeline/run-synth.js';
-import { runInit } from './init-command.js';
-import { runAccess } from './access-command.js';
-import { runExplainCommand } from './explain-command.js';
 
 /** Commands the command line knows (for "did you mean"). */
 const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'explain', 'access'];
@@ -42,13 +38,14 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
     return ExitCode.INVALID_INPUT;
   }
   // `access` has options of its own (it mints credentials; it does not compile).
-  if (argv[0] === 'access') return runAccess(argv, argv.slice(1));
+  // (Each other command's module is loaded only for it: synth starts its run before the compiler loads, see run-synth.ts.)
+  if (argv[0] === 'access') return (await import('./access-command.js')).runAccess(argv, argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: CLI_OPTIONS });
   } catch (e) {
     const command = argv.find((a) => !a.startsWith('-'));
-    return commandLineFailure(argv, ExitCode.INVALID_INPUT, parseErrorMessage(e as Error, command));
+    return await commandLineFailure(argv, ExitCode.INVALID_INPUT, parseErrorMessage(e as Error, command));
   }
   const { values, positionals } = parsed;
   const command = positionals[0];
@@ -62,29 +59,29 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
     return ExitCode.OK;
   }
   if (command === undefined) {
-    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `no command given (options alone no longer run synth): write "mirrorc synth ${argv.join(' ')}"`, USAGE);
+    return await commandLineFailure(argv, ExitCode.INVALID_INPUT, `no command given (options alone no longer run synth): write "mirrorc synth ${argv.join(' ')}"`, USAGE);
   }
-  if (command === 'init') return runInit(argv, positionals.slice(1));
-  if (command === 'explain') return runExplainCommand(argv, positionals.slice(1), values);
+  if (command === 'init') return (await import('./init-command.js')).runInit(argv, positionals.slice(1));
+  if (command === 'explain') return (await import('./explain-command.js')).runExplainCommand(argv, positionals.slice(1), values);
   if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
     const suggestion = positionals.length === 1 ? didYouMean(command, KNOWN_COMMANDS) : undefined;
-    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, USAGE);
+    return await commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, USAGE);
   }
-  if (values.json) return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--json is an option of explain; ${command}'s JSON is its report: --report - (or --report <file>)`);
+  if (values.json) return await commandLineFailure(argv, ExitCode.INVALID_INPUT, `--json is an option of explain; ${command}'s JSON is its report: --report - (or --report <file>)`);
   const npmOffline = npmOfflineProblem(process.env, command, values.offline);
-  if (npmOffline) return commandLineFailure(argv, ExitCode.INVALID_INPUT, npmOffline);
+  if (npmOffline) return await commandLineFailure(argv, ExitCode.INVALID_INPUT, npmOffline);
   const buildProblem = compiledBuildProblem();
-  if (buildProblem) return commandLineFailure(argv, ExitCode.INVALID_INPUT, buildProblem);
+  if (buildProblem) return await commandLineFailure(argv, ExitCode.INVALID_INPUT, buildProblem);
   const timeout = values.timeout !== undefined ? Number(values.timeout) : undefined;
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
-    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--timeout must be a positive number of milliseconds, not "${values.timeout}"`);
+    return await commandLineFailure(argv, ExitCode.INVALID_INPUT, `--timeout must be a positive number of milliseconds, not "${values.timeout}"`);
   }
   const wait = values.wait !== undefined ? Number(values.wait) : undefined;
   if (wait !== undefined && !(values.wait!.trim() !== '' && Number.isFinite(wait) && wait >= 0)) {
-    return commandLineFailure(argv, ExitCode.INVALID_INPUT, `--wait must be a number of seconds (0 or more), not "${values.wait}"`);
+    return await commandLineFailure(argv, ExitCode.INVALID_INPUT, `--wait must be a number of seconds (0 or more), not "${values.wait}"`);
   }
   if (values.quiet && values.verbose) {
-    return commandLineFailure(argv, ExitCode.INVALID_INPUT, '--quiet and --verbose exclude each other');
+    return await commandLineFailure(argv, ExitCode.INVALID_INPUT, '--quiet and --verbose exclude each other');
   }
   const cdk8sOutDir = process.env.CDK8S_OUTDIR;
   if (cdk8sOutDir && resolve(cdk8sOutDir) === resolve(values.out ?? 'dist')) {
@@ -122,7 +119,12 @@ export function runCliAndExit(argv: string[], props: CliProps = {}): void {
   runCli(argv, props).then(
     (code) => process.exit(code),
     (e: unknown) => {
-      process.exit(commandLineFailure(argv, ExitCode.INTERNAL, `unexpected failure (a bug in mirrorc; please report it with this output): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+      void commandLineFailure(argv, ExitCode.INTERNAL, `unexpected failure (a bug in mirrorc; please report it with this output): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`).then((code) => process.exit(code), () => process.exit(ExitCode.INTERNAL));
     },
   );
+}
+
+/** command-line-failure.ts's commandLineFailure, its module (the report's, which loads much of mirrorc) loaded only when a run fails before it starts. */
+async function commandLineFailure(argv: readonly string[], exitCode: number, message: string, usage?: string): Promise<number> {
+  return (await import('./command-line-failure.js')).commandLineFailure(argv, exitCode, message, usage);
 }

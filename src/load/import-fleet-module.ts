@@ -33,7 +33,8 @@ const FLEET_NAMESPACE = 'mirrorc-fleet';
 let tsxImport: Promise<(specifier: string, parentURL: string) => Promise<unknown>> | undefined;
 /** tsx's scoped require, registered once (only for CommonJS TypeScript fleet files). */
 let tsxRequire: Promise<(id: string, fromFile: string) => unknown> | undefined;
-let redirecting = false;
+/** What {@link redirectSourcesToCompiled} has set up (each once per process). */
+const redirected = { hooks: false, offThreadHooks: false, require: false };
 
 /** Node's CommonJS loader (an internal but long-stable API, the one tsx itself hooks). */
 interface CommonJsLoader {
@@ -43,23 +44,34 @@ interface CommonJsLoader {
 /** `module.registerHooks` (Node >= 22.15): in-thread hooks, which run before `module.register`'s. */
 type RegisterHooks = (hooks: { resolve: (specifier: string, context: { parentURL?: string }, next: (s: string, c?: object) => unknown) => unknown }) => unknown;
 
-function redirectSourcesToCompiled(): void {
-  if (redirecting) return;
-  redirecting = true;
+/**
+ * Makes imports of mirrorc's sources load the compiled modules. `commonJs`: the fleet file is
+ * CommonJS, so its imports (and its helpers') are require() calls: on a Node without in-thread hooks
+ * (Node 20) the off-thread ESM hooks would see none of them, so they are not registered (their
+ * thread costs ≈ 0.1 s of every run); only an `import()` of mirrorc's sources written in such a
+ * file would go unredirected.
+ */
+function redirectSourcesToCompiled(commonJs: boolean): void {
   const redirect: SourceRedirect = { sourceDir: new URL('../../src/', import.meta.url).href, compiledDir: new URL('../', import.meta.url).href };
   const registerHooks = (nodeModule as { registerHooks?: RegisterHooks }).registerHooks;
   // Registered after tsx, so these run first (hooks chain last-in, first-out), and of the same kind
   // as tsx's: Node runs all in-thread hooks before any off-thread ones.
   if (typeof registerHooks === 'function') {
-    registerHooks({
-      resolve: (specifier, context, next) => {
-        const url = compiledCounterpart(specifier, context.parentURL, redirect);
-        return url ? { url, format: 'module', shortCircuit: true } : next(specifier, context);
-      },
-    });
-  } else {
+    if (!redirected.hooks) {
+      redirected.hooks = true;
+      registerHooks({
+        resolve: (specifier, context, next) => {
+          const url = compiledCounterpart(specifier, context.parentURL, redirect);
+          return url ? { url, format: 'module', shortCircuit: true } : next(specifier, context);
+        },
+      });
+    }
+  } else if (!commonJs && !redirected.offThreadHooks) {
+    redirected.offThreadHooks = true;
     nodeModule.register('./compiled-model-hooks.js', { parentURL: import.meta.url, data: redirect });
   }
+  if (redirected.require) return;
+  redirected.require = true;
   // A fleet file outside a "type": "module" package is CommonJS to Node and tsx: its imports are
   // require() calls, which the hooks above do not see on Node 20. The compiled (ESM) module is
   // required natively, from this module (require of ESM, Node >= 20.19), which returns the very
@@ -119,7 +131,7 @@ export async function importFleetModule(file: string): Promise<{ default?: unkno
       },
     );
     const scopedRequire = await tsxRequire;
-    redirectSourcesToCompiled();
+    redirectSourcesToCompiled(true);
     return commonJsNamespace(scopedRequire(file, import.meta.url));
   }
   if (/\.[cm]?tsx?$/.test(file)) {
@@ -131,7 +143,7 @@ export async function importFleetModule(file: string): Promise<{ default?: unkno
     );
   }
   const scopedImport = tsxImport ? await tsxImport : undefined;
-  redirectSourcesToCompiled();
+  redirectSourcesToCompiled(false);
   const mod = (await (scopedImport ? scopedImport(url, import.meta.url) : import(url))) as { default?: unknown };
   // A CommonJS fleet file compiled from `export default`: its exports object is Node's default export.
   const exports = mod.default as { __esModule?: unknown; default?: unknown } | undefined;

@@ -14,6 +14,7 @@ import { heldBackDiagnostics } from '../diagnostics/run-diagnostics.js';
 import type { FileTree } from '../emit/render-files.js';
 import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
+import { renderLockFile } from '../observe/lock-file.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import type { SourceRecords, UnitFiles, UnitRecords } from '../state/lock-document.js';
 import { unitFolderCheck } from '../state/unit-folders.js';
@@ -50,6 +51,8 @@ export interface Compiled {
   readonly sources: SourceRecords;
   /** The clusters whose folders this run writes: a shard's own and the non-source clusters, else every compiled cluster. */
   readonly writtenClusters: ReadonlySet<string>;
+  /** The lock's new text (synth: rendered while the walk of the unit folders finished), when it was rendered here. @default rendered by the render stage */
+  readonly lockText?: string;
 }
 
 /**
@@ -74,13 +77,16 @@ export async function compileStage(run: RunContext, loaded: Loaded, snapshot: Fl
       return true;
     };
     compiled = compileWith(run, loaded, snapshot, state, optimistic, stream);
+    // synth renders the new lock's text while the walk may still run (its threads keep the other
+    // cores busy; afterwards this thread alone would work); a compile done again renders its own.
+    const optimisticLock = mode === 'write' ? { ...compiled, lockText: renderLockFile(compiled.snapshot, compiled.units, compiled.sources) } : compiled;
     const intact = unitFolderCheck(paths.outDir, run.host, await loaded.unitFolderWalk);
     const wrong = asked.find(([cluster, unit, files]) => !intact(cluster, unit, files));
     if (wrong !== undefined) {
       log.detail(`unit folder ${wrong[0]}/${wrong[1]} does not match the lock's record: compiling again with every folder checked`);
       stream?.restart();
       compiled = compileWith(run, loaded, snapshot, state, intact, stream);
-    }
+    } else compiled = optimisticLock;
   }
   // (The time waited for the walk, if any, counts as rendering.)
   mark('render');
@@ -100,7 +106,8 @@ function compileWith(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, s
   const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
   // A source's record counts only with the lock's own unit records (not with records adopted from a folder the lock does not describe).
   const sources = Object.fromEntries(Object.entries(loaded.previousSources ?? {}).filter(([cluster]) => loaded.previousUnits?.[cluster] !== undefined && loaded.previousUnits[cluster] === records[cluster]));
-  const incremental = { records, sources, ...(intact ? { intact } : {}) };
+  // A run that plans some source whole renders much of it: from then on the heap's growth is limited (heap-growth.ts).
+  const incremental = { records, sources, ...(intact ? { intact } : {}), onPlannedWhole: () => run.limitHeapGrowth() };
   // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
   const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
   const compile = (s: FleetSnapshot, onCompiled?: () => void, sink?: RenderedClusterSink): CompiledTree => {

@@ -1,24 +1,22 @@
 /**
  * Stage 1, load: the run's paths and flags checked, the run lock taken (write and observe) with
- * whatever an interrupted run left completed or undone, then the fleet module and the lock loaded
- * and validated, all before any network call. Every refusal is an {@link InvalidInputError} (or the
- * run lock's {@link RunLockBusyError}, a {@link WriteFailedError}): nothing was contacted or written.
+ * whatever an interrupted run left completed or undone (both in claim-output.ts, which the
+ * orchestrator starts first), then the fleet module and the lock loaded and validated, all before
+ * any network call. Every refusal is an {@link InvalidInputError} (or the run lock's
+ * RunLockBusyError, a WriteFailedError): nothing was contacted or written.
  */
-import { dirname, join } from 'node:path';
 import type { FsHost } from '../emit/fs-host.js';
-import { acquireRunLock, type RunLock } from '../emit/run-lock.js';
-import { checkTransaction, committedPath, recoverInterruptedWrite } from '../emit/write-output.js';
+import { committedPath } from '../emit/write-output.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 import type { StaleLimit } from '../guard/stale-limit.js';
 import { buildFleet, importFleetDefinition } from '../load/load-fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { lockGatewayProblems } from '../observe/gateway-checks.js';
-import { kubeconfigFileProblem } from '../observe/kubeconfig-file-problem.js';
 import { LockFileError, readLock } from '../observe/lock-file.js';
 import type { SourceRecords, UnitRecords } from '../state/lock-document.js';
-import { walkUnitFolders, type UnitFolderFiles } from '../state/unit-folders.js';
+import type { UnitFolderFiles } from '../state/unit-folders.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
-import { parseDuration } from '../util/duration.js';
+import type { ClaimedOutput } from './claim-output.js';
 import type { RunContext } from './run-context.js';
 import { shardProblem } from './shard.js';
 
@@ -58,44 +56,13 @@ export interface Loaded {
 }
 
 /**
- * Runs the load stage. A run lock it takes is pushed onto `held` at once, so that the caller
- * releases it whatever happens later.
- * @throws InvalidInputError (and its subclasses), RunLockBusyError, WriteFailedError
+ * Runs the load stage from the output {@link claimOutput} claimed (its first half): the fleet module
+ * and the lock loaded and validated.
+ * @throws InvalidInputError (and its subclasses), LockFileError
  */
-export async function loadStage(run: RunContext, held: RunLock[]): Promise<Loaded> {
-  const { options, mode, shard, log, host } = run;
-  const outDir = options.outDir ?? 'dist';
-  const lockFile = options.lockFile ?? (options.fleetFile ? options.fleetFile.replace(/\.[cm]?[tj]s$/, '') + '.lock.json' : undefined);
-  if (!lockFile) throw new InvalidInputError('no lock file given (pass --lock <file>)');
-  const deliveryDir = options.deliveryDir ?? join(dirname(outDir), 'delivery');
-  const kubeconfigProblem = options.kubeconfig !== undefined ? await kubeconfigFileProblem(options.kubeconfig) : undefined;
-  if (kubeconfigProblem) throw new InvalidInputError(`--kubeconfig ${options.kubeconfig} ${kubeconfigProblem}; pass a readable kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`);
-  // What an interrupted run left is checked before anything reads or completes it: a journal a commit added could name any path.
-  checkTransaction(outDir, lockFile, host);
-  checkTransaction(deliveryDir, undefined, host);
-  const maxStaleFlag = options.maxStale?.trim();
-  const maxStaleMs = maxStaleFlag !== undefined && maxStaleFlag !== 'off' ? parseDuration(maxStaleFlag) : undefined;
-  if (maxStaleFlag !== undefined && maxStaleFlag !== 'off' && maxStaleMs === undefined) {
-    throw new InvalidInputError(`--max-stale must be a duration such as 24h, 90m or 1d12h (or off), not "${options.maxStale}"`);
-  }
-  if (maxStaleMs !== undefined && options.offline) {
-    throw new InvalidInputError('--max-stale limits how long clusters may go unobserved, and --offline observes none: leave --max-stale out of offline runs (put it on the run that observes)');
-  }
-  // One writer at a time: it then completes (or undoes) whatever an interrupted run left.
-  let walking: Promise<UnitFolderFiles | undefined> | undefined;
-  if (mode === 'write' || mode === 'observe') {
-    held.push(await acquireRunLock(outDir, {
-      ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
-      command: `${mode === 'write' ? 'synth' : mode}${options.offline ? ' --offline' : ''}${shard ? ` --source ${shard.join(',')}` : ''}`,
-      onWait: (holder) => log.info(`waiting for another mirrorc run to finish writing ${outDir}/ (${holder})...`),
-      host,
-    }));
-    recoverInterruptedWrite(outDir, lockFile, host);
-    // Nothing else writes dist/ now (the run lock) and nothing of an interrupted run is left to
-    // complete: its unit folders are walked (on worker threads) while the fleet is imported and the
-    // lock parsed. A walk that fails leaves the check to walk each folder when it is asked.
-    walking = walkUnitFolders(outDir, host).catch(() => undefined);
-  }
+export async function loadStage(run: RunContext, claimed: ClaimedOutput): Promise<Loaded> {
+  const { options, mode, shard, host } = run;
+  const { outDir, lockFile, deliveryDir, maxStaleFlag, maxStaleMs, unitFolderWalk: walking } = claimed;
   const paths: RunPaths = { outDir, lockFile, deliveryDir, committedLock: committedPath(outDir, lockFile, host) };
 
   // The model and the lock: loaded and validated before any network call.

@@ -65,7 +65,7 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   // not written would let the next synth skip them). A shard records its own folders' units.
   const lockText = run.mode === 'observe'
     ? renderLockFile(compiled.snapshot, loaded.previousUnits ?? state.records, loaded.previousSources)
-    : renderLockFile(compiled.snapshot, compiled.units, compiled.sources);
+    : compiled.lockText ?? renderLockFile(compiled.snapshot, compiled.units, compiled.sources);
   // The committed lock as the load stage read it (the run lock keeps it from changing since); read here only when there was none.
   const lockChanged = (loaded.lockText ?? readTextOrUndefined(run.host, paths.committedLock)) !== lockText;
   return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged, ...(streamed ? { streamed } : {}) };
