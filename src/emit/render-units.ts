@@ -156,7 +156,7 @@ export function unitFoldersByCluster(tree: ReadonlyMap<string, string>): Map<str
   const out = new Map<string, Set<string>>();
   for (const path of tree.keys()) {
     const parts = path.split('/');
-    if (parts.length !== 3 || parts[2] !== 'kustomization.yaml') continue;
+    if (parts.length !== 3 || parts[2] !== KUSTOMIZATION_FILE) continue;
     let units = out.get(parts[0]!);
     if (!units) out.set(parts[0]!, (units = new Set()));
     units.add(parts[1]!);

@@ -164,7 +164,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       // Kept whole: its unit folders are neither rendered nor read; its kustomization.yaml (listing them) is compared.
       units[cluster] = recorded as Record<string, UnitRecord>;
       const kustomization = clusterKustomizationFile(Object.keys(recorded));
-      if (sink) sink(cluster, new Map([['kustomization.yaml', kustomization]]), Object.keys(recorded));
+      if (sink) sink(cluster, new Map([[KUSTOMIZATION_FILE, kustomization]]), Object.keys(recorded));
       else tree.set(`${cluster}/kustomization.yaml`, kustomization);
       continue;
     }
@@ -217,6 +217,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     };
     // A unit rendered to the very object files its intact folder holds (one shard of a family whose
     // other shards changed) is kept as it is: neither read nor written, its record kept.
+    const sameContent: string[] = [];
     const unchanged = (unit: string, content: string): boolean => {
       const old = recorded[unit];
       if (!state?.intact || old?.content !== content || !state.intact(cluster, unit, old.files)) return false;
@@ -224,7 +225,6 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       sameContent.push(unit);
       return true;
     };
-    const sameContent: string[] = [];
     const files = renderClusterUnits(source, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh, unchanged });
     appendAll(kept, sameContent);
     const changedParts = new Map<string, ReadonlySet<number>>();
