@@ -4,7 +4,7 @@
  * every unit — takes to render the largest one, with the harness's kubectl (kustomize v5.8.1).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { REPO_ROOT } from './generate-fleet.js';
@@ -26,16 +26,20 @@ export interface DeliveryMeasurement {
   readonly kustomizeError?: string;
 }
 
-/** Object files under `dir` (every .yaml but kustomization.yaml). */
-function objectFiles(dir: string): number {
+/** Objects under `dir`: the documents of every .yaml but kustomization.yaml. */
+function unitObjects(dir: string): number {
   let n = 0;
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);
-    if (statSync(path).isDirectory()) n += objectFiles(path);
-    else if (entry.endsWith('.yaml') && entry !== 'kustomization.yaml') n += 1;
+    if (statSync(path).isDirectory()) n += unitObjects(path);
+    // A mirror's file holds its objects as documents (src/emit/render-units.ts).
+    else if (entry.endsWith('.yaml') && entry !== 'kustomization.yaml') n += readFileSync(path, 'utf8').split(DOCUMENT_SEPARATOR_LINE).length;
   }
   return n;
 }
+
+/** What starts every document of a generated file but the first. */
+const DOCUMENT_SEPARATOR_LINE = '\n---\n';
 
 let kubectl: string | undefined | Error;
 
@@ -71,7 +75,7 @@ export function measureDelivery(size: string, outDir: string): DeliveryMeasureme
     units += unitDirs.length;
     maxUnitsPerCluster = Math.max(maxUnitsPerCluster, unitDirs.length);
     for (const unit of unitDirs) {
-      const n = objectFiles(join(outDir, cluster, unit));
+      const n = unitObjects(join(outDir, cluster, unit));
       if (n > largestObjects) [largest, largestObjects] = [`${cluster}/${unit}`, n];
     }
   }

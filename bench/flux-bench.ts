@@ -19,7 +19,7 @@ import { request } from 'node:https';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { startFluxController, type FluxController, type LiveKustomization } from '../test/harness/flux-controller.js';
 import { startKubeFleet, type KubeFleet } from '../test/harness/kube-fleet.js';
 import { assertSubset } from '../test/integration/support.js';
@@ -159,7 +159,9 @@ function mirrorNamespaces(root: string, source: string): string[] {
  */
 export function pinnedServices(root: string, source: string): unknown[] {
   const dir = join(root, 'dist', source);
-  return objectFiles(dir).filter((f) => /(^|\/)service-[^/]*\.yaml$/.test(f)).map((f) => parse(readFileSync(join(dir, f), 'utf8')) as { kind: string; spec?: { clusterIP?: string } })
+  // A mirror's file holds its Service and the per-pod Services of a headless mirror, then their Endpoints and EndpointSlices.
+  return objectFiles(dir).filter((f) => /(^|\/)service-[^/]*\.yaml$/.test(f))
+    .flatMap((f) => parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as { kind: string; spec?: { clusterIP?: string } }))
     .filter((o) => o.kind === 'Service' && o.spec?.clusterIP !== undefined && o.spec.clusterIP !== 'None');
 }
 

@@ -2,6 +2,7 @@
 import { compareStrings } from '../util/order.js';
 import type { FileTree } from './render-files.js';
 import { appendAll } from '../util/append-all.js';
+import YAML from 'yaml';
 
 /** Added, changed and removed files of one cluster folder (paths relative to it). */
 export interface ClusterChanges {
@@ -50,4 +51,39 @@ export function changedFields(before: unknown, after: unknown, path = ''): strin
     return keys.flatMap((k) => changedFields(before[k], after[k], path ? `${path}.${k}` : k));
   }
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [`${path}: ${show(before)} → ${show(after)}`];
+}
+
+/**
+ * The changed fields of a file from its old and new text: {@link changedFields} of its object, or
+ * for a file of several documents (a mirror's Service, Endpoints and EndpointSlices) of each
+ * object, named `<Kind>/<name>`, with an object added or removed as a whole. A text that does not
+ * parse (a hand edit) is compared as no object.
+ */
+export function changedFileFields(before: string, after: string): string[] {
+  const [was, now] = [before, after].map(documentObjects);
+  if (was!.length <= 1 && now!.length <= 1) return changedFields(was![0]?.[1], now![0]?.[1]);
+  const wasByKey = new Map(was);
+  const nowByKey = new Map(now);
+  const out: string[] = [];
+  for (const [key, object] of now!) {
+    if (!wasByKey.has(key)) out.push(`${key}: added`);
+    else appendAll(out, changedFields(wasByKey.get(key), object).map((field) => `${key} ${field}`));
+  }
+  for (const [key] of was!) if (!nowByKey.has(key)) out.push(`${key}: removed`);
+  return out;
+}
+
+/** The objects of a file's documents, each with its `<Kind>/<name>`; none when the text does not parse. */
+function documentObjects(text: string): [string, unknown][] {
+  try {
+    const docs = YAML.parseAllDocuments(text);
+    if (docs.some((doc) => doc.errors.length > 0)) return [];
+    return docs.map((doc, i) => {
+      const object = doc.toJS() as { kind?: unknown; metadata?: { name?: unknown } } | null;
+      const key = typeof object?.kind === 'string' && typeof object.metadata?.name === 'string' ? `${object.kind}/${object.metadata.name}` : `document ${i + 1}`;
+      return [key, object];
+    });
+  } catch {
+    return [];
+  }
 }

@@ -5,7 +5,7 @@
  * least a check of names and sizes can do. A folder that cannot be listed, or that holds anything but
  * regular files and folders (a symbolic link, a socket...), has no record.
  *
- * At fleet size (545,801 files at 20×500) the walk is most of a no-change run, so the real host runs
+ * At fleet size (175,302 files at 20×500) the walk is most of a no-change run, so the real host runs
  * it on worker threads (src/emit/folder-files-worker.ts) while the main thread imports the fleet and
  * parses the lock.
  */

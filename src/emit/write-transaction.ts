@@ -21,6 +21,7 @@ import type { FileTree } from './render-files.js';
 import { isFsError, shownPath, WriteFailedError } from './write-failure.js';
 import { readTree } from './read-tree.js';
 import { appendAll } from '../util/append-all.js';
+import { KUSTOMIZATION_FILE } from './output-names.js';
 import { journalProblems, outsideListProblems, STAGED_BESIDE_SUFFIX, transactionFolderProblem, UnsafeJournalError, type JournalScope } from './journal-paths.js';
 
 /** One output folder to be replaced by `after` (`before` is what it holds now, as read by {@link readTree}). */
@@ -68,7 +69,6 @@ const JOURNAL = 'journal.json';
 const JOURNAL_TMP = 'journal.json.tmp';
 /** Lists files staged outside the transaction folder (another file system), written before them. */
 const OUTSIDE = 'outside.json';
-const KUSTOMIZATION = 'kustomization.yaml';
 /**
  * Staged files per folder of `.<home>.txn/files/`: one folder of 540,000 files made staging
  * superlinear on ext4 (measured: 200,000 files took 46 s in one folder, 15 s in folders of 1,024).
@@ -153,8 +153,8 @@ export class StagedTransaction {
     for (const [p, text] of t.after) if (t.before.get(p) !== text) changed.push(p);
     changed.sort(compareStrings);
     const removed = [...t.before.keys()].filter((p) => !t.after.has(p)).sort(compareStrings);
-    appendAll(this.deleteKustomizations, removed.filter((p) => basename(p) === KUSTOMIZATION).map((p) => join(root, p)));
-    appendAll(this.deleteFiles, removed.filter((p) => basename(p) !== KUSTOMIZATION).map((p) => join(root, p)));
+    appendAll(this.deleteKustomizations, removed.filter((p) => basename(p) === KUSTOMIZATION_FILE).map((p) => join(root, p)));
+    appendAll(this.deleteFiles, removed.filter((p) => basename(p) !== KUSTOMIZATION_FILE).map((p) => join(root, p)));
     appendAll(this.rmdirs, emptiedFolders(t.before, t.after).map((d) => join(root, d)));
     if (changed.length === 0) return;
     try {
@@ -163,8 +163,8 @@ export class StagedTransaction {
       // Only paths about to be written can be blocked (unchanged files are on disk already).
       checkTreeShape(host, root, new Map(single.map((p) => [p, ''])), [...folders.keys()]);
       for (const [folder, paths] of folders) this.stageFolder(root, folder, paths, t.after);
-      for (const p of single.filter((q) => basename(q) !== KUSTOMIZATION)) this.stageFile(join(root, p), t.after.get(p)!, 'apply-object');
-      for (const p of single.filter((q) => basename(q) === KUSTOMIZATION)) this.stageFile(join(root, p), t.after.get(p)!, 'apply-kustomization');
+      for (const p of single.filter((q) => basename(q) !== KUSTOMIZATION_FILE)) this.stageFile(join(root, p), t.after.get(p)!, 'apply-object');
+      for (const p of single.filter((q) => basename(q) === KUSTOMIZATION_FILE)) this.stageFile(join(root, p), t.after.get(p)!, 'apply-kustomization');
     } catch (e) {
       throw this.failedBeforeCommit(e);
     }

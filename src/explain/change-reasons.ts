@@ -9,8 +9,8 @@ import YAML from 'yaml';
 import type { FleetPlan } from '../compile/compile-fleet.js';
 import type { CompileError } from '../compile/diagnostics.js';
 import type { ClusterChanges } from '../emit/diff-trees.js';
-import { REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
-import { MIRROR_OBJECT_FILE, mirrorOrigin } from '../state/unit-inventory.js';
+import { HEADLESS_MIRROR_SVC_NAME_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
+import { MIRROR_FILE, mirrorOrigin } from '../state/unit-inventory.js';
 import type { FileTree } from '../emit/render-files.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches, selectorToQuery } from '../model/label-selector.js';
@@ -46,24 +46,21 @@ export interface ChangeReasons {
   removalCauses(source: string, target?: string): string[];
 }
 
-/** A mirror's object file, from its name (src/state/unit-inventory.ts MIRROR_OBJECT_FILE). */
+/** A mirror's file, from its name (src/state/unit-inventory.ts MIRROR_FILE). */
 export interface MirrorFile {
-  readonly kind: string;
   readonly source: string;
   readonly namespace: string;
+  /** The name of the mirror's Service. */
   readonly name: string;
-  /** The Service file of the same mirror in the same folder. */
-  readonly serviceKey: string;
 }
 
-/** The mirror a file of `<cluster>/…/<namespace>/<file>` belongs to, or undefined when it is no mirror's Service, Endpoints or EndpointSlice. */
+/** The mirror whose file (its Service, Endpoints and EndpointSlices) is `<cluster>/…/<namespace>/<file>`, or undefined when it is none. */
 export function mirrorFile(key: string): MirrorFile | undefined {
   const parts = key.split('/');
   if (parts.length < 3) return undefined;
-  const m = MIRROR_OBJECT_FILE.exec(parts[parts.length - 1]!);
-  if (!m || m[2]!.endsWith('-mcs')) return undefined;
-  const namespace = parts[parts.length - 2]!;
-  return { kind: m[1]!, source: parts[0]!, namespace, name: m[2]!, serviceKey: [...parts.slice(0, -1), `service-${m[2]}.yaml`].join('/') };
+  const m = MIRROR_FILE.exec(parts[parts.length - 1]!);
+  if (!m) return undefined;
+  return { source: parts[0]!, namespace: parts[parts.length - 2]!, name: m[1]! };
 }
 
 function originIn(tree: FileTree, key: string): string | undefined {
@@ -75,10 +72,16 @@ function originIn(tree: FileTree, key: string): string | undefined {
   const [service, namespace] = fqName?.split('.svc.')[0]?.split('.').slice(-2) ?? [];
   if (target && service && namespace) return `${target}/${namespace}/${service}`;
   try {
-    return mirrorOrigin(YAML.parse(text));
+    // The mirror's Service is its file's first document.
+    return mirrorOrigin(YAML.parseAllDocuments(text, { uniqueKeys: false })[0]?.toJS());
   } catch {
     return undefined;
   }
+}
+
+/** The headless mirror a per-pod mirror Service's text names (its label), or undefined. */
+function perPodRoot(text: string): string | undefined {
+  return new RegExp(`\\n {4}${escape(HEADLESS_MIRROR_SVC_NAME_LABEL)}: "?([a-z0-9.-]+)"?\\n`).exec(text)?.[1];
 }
 
 /** The reasons of `changes` (the removed and changed files of `before` → `after`). */
@@ -96,17 +99,16 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
     for (const rel of c.removed) {
       const key = `${c.cluster}/${rel}`;
       const file = mirrorFile(key);
-      const origin = file ? originIn(input.before, file.serviceKey) : undefined;
+      const origin = file ? originIn(input.before, key) : undefined;
       if (!file || !origin) continue;
-      // Removed while the Service stays: a per-pod or address-family file, not the mirror.
-      if (input.after.has(file.serviceKey)) continue;
+      // A per-pod Service's own file, from before its headless mirror's file held it: removed while the mirror stays.
+      const root = perPodRoot(input.before.get(key)!);
+      if (root !== undefined && input.after.has(`${key.slice(0, key.lastIndexOf('/'))}/service-${root}.yaml`)) continue;
       let reason = removalReason.get(`${file.source} ${origin}`);
       if (!reason) {
         reason = whyRemoved(input, file.source, origin, planned, failedTrust);
         removalReason.set(`${file.source} ${origin}`, reason);
       }
-      // One line per mirror: on its Service file.
-      if (file.kind !== 'service') continue;
       byFile.set(key, { reason: reason.reason, message: reason.message });
       const target = origin.split('/')[0]!;
       let bySource = causes.get(file.source);
@@ -116,14 +118,10 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
       const text = `${reason.cause} [${reason.reason}]`;
       byTarget.set(text, [...(byTarget.get(text) ?? []), origin]);
     }
-    const explained = new Set<string>();
     for (const rel of c.changed) {
       const key = `${c.cluster}/${rel}`;
-      const file = mirrorFile(key);
-      // One line per mirror: on the first of its endpoints files.
-      if (!file || file.kind === 'service' || explained.has(file.serviceKey)) continue;
-      explained.add(file.serviceKey);
-      const origin = originIn(input.after, file.serviceKey) ?? originIn(input.before, file.serviceKey);
+      if (!mirrorFile(key)) continue;
+      const origin = originIn(input.after, key) ?? originIn(input.before, key);
       const reason = origin ? whyEndpointsChanged(input, origin) : undefined;
       if (reason) byFile.set(key, reason);
     }

@@ -4,9 +4,8 @@
  * would change and write nothing.
  * @throws WriteFailedError (exit 8) when the file system refuses; CheckFailedError (exit 5) for a check that finds a difference
  */
-import YAML from 'yaml';
 import { join } from 'node:path';
-import { changedFields, type ClusterChanges } from '../emit/diff-trees.js';
+import { changedFileFields, type ClusterChanges } from '../emit/diff-trees.js';
 import type { FileTree } from '../emit/render-files.js';
 import { writeLockOnly, writeOutput } from '../emit/write-output.js';
 import { CheckFailedError } from '../errors/mirrorc-error.js';
@@ -55,7 +54,7 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
 
 /**
  * The added files synth lists per folder; the others are counted on one line (`--verbose` lists every
- * one). A cold run of a large fleet adds hundreds of thousands of files (545,801 at 20×500): listing
+ * one). A cold run of a large fleet adds hundreds of thousands of files (175,302 at 20×500): listing
  * each made a 30 MB log and seconds of the run. Changed and removed files are always listed: they
  * are what a reviewer reads.
  */
@@ -81,7 +80,7 @@ function logChanges(files: (line: string) => void, fields: (line: string) => voi
     for (const f of c.changed) {
       files(`  ~ ${f}${why(c.cluster, f)}`);
       const key = `${c.cluster}/${f}`;
-      const changed = changedFields(YAML.parse(before.get(key) ?? ''), YAML.parse(after.get(key) ?? ''));
+      const changed = changedFileFields(before.get(key) ?? '', after.get(key) ?? '');
       for (const field of changed.length > 0 ? changed : ['(text only: comments or formatting)']) fields(`      ${field}`);
     }
     for (const f of c.removed) files(`  - ${f}${why(c.cluster, f)}`);

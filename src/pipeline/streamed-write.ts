@@ -10,7 +10,6 @@
  * fields) and every Namespace file (the delivery manifests).
  */
 import { join } from 'node:path';
-import { mirrorFile } from '../explain/change-reasons.js';
 import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';
 import type { FsHost } from '../emit/fs-host.js';
 import { readTree } from '../emit/read-tree.js';
@@ -131,17 +130,11 @@ export class StreamedWrite {
     this.transaction.stage({ dir: this.outDir, before, after });
   }
 
-  /** Keeps the texts of `key` and of the mirror Service files in its folder. */
+  /** Keeps the texts of `key` (a mirror's file holds its Service, where the change reasons read its origin). */
   private keep(key: string, before: FileTree, after: FileTree): void {
-    const copy = (k: string): void => {
-      const b = before.get(k);
-      if (b !== undefined) this.before.set(k, b);
-      const a = after.get(k);
-      if (a !== undefined) this.after.set(k, a);
-    };
-    copy(key);
-    // The Service file of the same mirror, where the change reasons read its origin.
-    const service = mirrorFile(key)?.serviceKey;
-    if (service !== undefined && service !== key) copy(service);
+    const b = before.get(key);
+    if (b !== undefined) this.before.set(key, b);
+    const a = after.get(key);
+    if (a !== undefined) this.after.set(key, a);
   }
 }

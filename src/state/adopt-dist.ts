@@ -5,7 +5,8 @@
  *
  * It reads the label and annotation lines of the generated files (the writer puts `labels:` at a
  * two-space indent and its keys at four) rather than parsing them: an older `dist/` of 500,000 files
- * is adopted in seconds. Adopted records carry no input digest, so the next run renders every unit
+ * is adopted in seconds. A file of several documents (a mirror's, src/emit/render-units.ts) is read
+ * document by document. Adopted records carry no input digest, so the next run renders every unit
  * once, and their mirrors count for the removal guard and own their names from the first run on.
  */
 import { BASE_UNIT, parseUnitName } from '../delivery/delivery-units.js';
@@ -68,6 +69,25 @@ function serviceOrigin(text: string, target: string): string {
   return service && namespace && !dns1123LabelProblem(service) && !dns1123LabelProblem(namespace) ? `${target}/${namespace}/${service}` : target;
 }
 
+const DOCUMENT_KIND = /(?:^|\n)kind: ([A-Za-z]+)\n/;
+const DOCUMENT_NAME = /\nmetadata:\n(?: {2}[^\n]*\n| {4}[^\n]*\n)*? {2}name: "?([a-z0-9.-]+)"?\n/;
+
+/**
+ * The documents of a generated file, each with the name its own file had before a mirror's objects
+ * shared one (`<kind>-<name>.yaml`): the first is named by the file; a later one by its `kind` and
+ * `metadata.name` lines (skipped when they cannot be read).
+ */
+function documentsOf(file: string, text: string): [string, string][] {
+  const docs = text.split('\n---\n');
+  const out: [string, string][] = [[file, docs[0]!]];
+  for (const doc of docs.slice(1)) {
+    const kind = DOCUMENT_KIND.exec(doc)?.[1];
+    const name = DOCUMENT_NAME.exec(`\n${doc}`)?.[1];
+    if (kind !== undefined && name !== undefined) out.push([`${kind.toLowerCase()}-${name}.yaml`, `\n${doc}`]);
+  }
+  return out;
+}
+
 /**
  * The unit records of `tree` (`<cluster>/<unit>/<namespace>/<file>` → text, or the older
  * `<cluster>/<namespace>/<file>` before delivery units, recorded under `base`).
@@ -101,22 +121,24 @@ export function treeUnitRecords(tree: ReadonlyMap<string, string>): UnitRecords 
       m.set(unit, (inv = { mirrors: {}, podMirrors: {}, imports: {} }));
       return inv;
     };
-    const service = SERVICE_FILE.exec(file);
-    if (service) {
-      const lines = labelLines(text);
-      const target = clusterLabel(lines, CLUSTER_NAME_LINE);
-      if (target === undefined) continue;
-      const key = `${namespace}/${service[1]}`;
-      if (lines.some((l) => l.startsWith(PER_POD_LINE))) ensure().podMirrors[key] = serviceOrigin(text, target);
-      else ensure().mirrors[key] = serviceOrigin(text, target);
-      continue;
+    for (const [docFile, doc] of documentsOf(file, text)) {
+      const service = SERVICE_FILE.exec(docFile);
+      if (service) {
+        const lines = labelLines(doc);
+        const target = clusterLabel(lines, CLUSTER_NAME_LINE);
+        if (target === undefined) continue;
+        const key = `${namespace}/${service[1]}`;
+        if (lines.some((l) => l.startsWith(PER_POD_LINE))) ensure().podMirrors[key] = serviceOrigin(doc, target);
+        else ensure().mirrors[key] = serviceOrigin(doc, target);
+        continue;
+      }
+      const slice = MCS_SLICE_FILE.exec(docFile);
+      if (!slice) continue;
+      const cluster2 = clusterLabel(labelLines(doc), MCS_SOURCE_CLUSTER_LINE);
+      const name = metadataValue(doc, MCS_SERVICE_NAME_LABEL);
+      if (cluster2 === undefined) continue;
+      ensure().imports[`${namespace}/${slice[1]}`] = name && !dns1123LabelProblem(name) ? `${cluster2}/${namespace}/${name}` : cluster2;
     }
-    const slice = MCS_SLICE_FILE.exec(file);
-    if (!slice) continue;
-    const cluster2 = clusterLabel(labelLines(text), MCS_SOURCE_CLUSTER_LINE);
-    const name = metadataValue(text, MCS_SERVICE_NAME_LABEL);
-    if (cluster2 === undefined) continue;
-    ensure().imports[`${namespace}/${slice[1]}`] = name && !dns1123LabelProblem(name) ? `${cluster2}/${namespace}/${name}` : cluster2;
   }
   const out: Record<string, Record<string, UnitRecord>> = {};
   for (const cluster of [...sizes.keys()].sort(compareStrings)) {

@@ -78,20 +78,13 @@ export const UNIT_PARTS = 16;
 /** Hex digits of one part's digest in a record's `parts` (the first 64 bits of its SHA-256). */
 export const PART_DIGEST_LENGTH = 16;
 
-/** The file name of a mirror's Service, Endpoints or EndpointSlice (`<kind>-<name>[-ipv4|-ipv6[-<k>]].yaml`): kind, name. */
-export const MIRROR_OBJECT_FILE = /^(service|endpoints|endpointslice)-(.+?)(?:-ipv[46](?:-\d+)?)?\.yaml$/;
+/** The file name of a mirror (`service-<name>.yaml`, its Service, Endpoints and EndpointSlices; src/emit/render-units.ts): the Service's name. */
+export const MIRROR_FILE = /^service-(.+)\.yaml$/;
 
-/**
- * The part (0 to {@link UNIT_PARTS} - 1) of the file at `path` in a unit folder: an FNV-1a hash of
- * its folder and mirror name, so the files of one mirror (which the change reasons read together)
- * always share a part; any other file by its whole path.
- */
+/** The part (0 to {@link UNIT_PARTS} - 1) of the file at `path` in a unit folder: an FNV-1a hash of its path (a mirror's objects share a file, so a part). */
 export function filePart(path: string): number {
-  const slash = path.lastIndexOf('/');
-  const m = MIRROR_OBJECT_FILE.exec(path.slice(slash + 1));
-  const key = m ? `${path.slice(0, slash + 1)}${m[2]}` : path;
   let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193);
   return (h >>> 0) % UNIT_PARTS;
 }
 

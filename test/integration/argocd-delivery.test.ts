@@ -29,6 +29,7 @@ import { Cluster, GitOpsDelivery, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { argoCdForTests, argoCdSkipReason, ensureArgoCdAssets, type ArgoCd, type LiveApplication } from '../harness/argocd.js';
 import { ensureKubeBinaries, kubeFleetForTests, kubeFleetSkipReason, type KubeFleet } from '../harness/kube-fleet.js';
+import { perObjectFiles } from '../unit/support/legacy-layout.js';
 import { applyService, applySlice, assertSubset, ensureNamespace, installGateway, Workspace } from './support.js';
 
 const GATEWAY = { 'mirror.linkerd.io/exported': 'true' };
@@ -491,12 +492,12 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     const londonDist = join(ws.outDir, 'london');
     /** The unit folders of dist/london holding paris's mirrors (`from-paris`, `from-paris.1`, …). */
     const parisUnits = (): string[] => readdirSync(londonDist).filter((u) => u === 'from-paris' || u.startsWith('from-paris.')).sort();
-    /** `namespace/file` → the `from-paris…` unit folder that holds it. */
+    /** Each object of those units, as `namespace/<kind>-<name>.yaml` (see Workspace.files) → the `from-paris…` unit folder whose file (its mirror's) holds it. */
     const parisFiles = (): Map<string, string> => {
       const out = new Map<string, string>();
-      for (const [path] of readTree(londonDist)) {
+      for (const [path, text] of readTree(londonDist)) {
         const [unit, ...rest] = path.split('/');
-        if (parisUnits().includes(unit!) && rest.length === 2) out.set(rest.join('/'), unit!);
+        if (parisUnits().includes(unit!) && rest.length === 2) for (const [object] of perObjectFiles(rest.join('/'), text)) out.set(object, unit!);
       }
       return out;
     };

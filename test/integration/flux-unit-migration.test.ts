@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { FleetDefinition } from '../../src/load/load-fleet.js';
 import { MANAGED_LABEL } from '../../src/contract/mirrorc.js';
@@ -105,15 +105,20 @@ describe('moving objects between Flux Kustomizations never deletes them (real ku
     for (const name of [FLUX_KUSTOMIZATION_NAME, FLUX_UNITS_KUSTOMIZATION_NAME, ...unitKustomizations(cluster)]) await controller.waitForReady(name, revision);
   };
 
+  /** The objects of a unit folder's files (a mirror's file holds each of its objects as one YAML document). */
+  const unitObjects = (cluster: string, unit: string): { kind: string; metadata: { name: string; namespace?: string } }[] =>
+    [...readTree(join(ws!.outDir, cluster, unit))].filter(([path]) => path !== 'kustomization.yaml')
+      .flatMap(([, text]) => parseAllDocuments(text).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string } }));
+
   /** The objects of `cluster`'s unit folders, by the unit Kustomization that must own them: `kind/namespace/name → owner`. */
   const expectedOwners = (cluster: string): Map<string, string> => {
     const out = new Map<string, string>();
-    for (const [path, text] of readTree(join(ws!.outDir, cluster))) {
-      const parts = path.split('/');
-      if (parts.length < 2 || parts[parts.length - 1] === 'kustomization.yaml') continue;
-      const o = parse(text) as { kind: string; metadata: { name: string; namespace?: string } };
-      if (o.kind === 'Namespace') continue;
-      out.set(`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, `mirrorc-${parts[0]}`);
+    const units = [...readTree(join(ws!.outDir, cluster)).keys()].filter((p) => p.split('/').length > 1).map((p) => p.split('/')[0]!);
+    for (const unit of new Set(units)) {
+      for (const o of unitObjects(cluster, unit)) {
+        if (o.kind === 'Namespace') continue;
+        out.set(`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, `mirrorc-${unit}`);
+      }
     }
     return out;
   };
@@ -193,7 +198,7 @@ describe('moving objects between Flux Kustomizations never deletes them (real ku
     // THEN the family has two shards, each within the limit, and mirrors moved only from shard 0 to shard 1
     assert.deepEqual(families(), ['from-paris', 'from-paris.1']);
     for (const unit of families()) {
-      const objects = [...readTree(join(ws.outDir, 'london', unit)).keys()].filter((p) => p !== 'kustomization.yaml');
+      const objects = unitObjects('london', unit);
       assert.ok(objects.length <= MAX_UNIT_OBJECTS, `${unit}: ${objects.length} objects`);
     }
     // WHEN Flux gets it, the losing shard asked to reconcile first (it must wait for the gaining one)

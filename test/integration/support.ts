@@ -7,6 +7,7 @@ import { runSynth, type SynthOptions, type SynthResult } from '../../src/pipelin
 import type { FleetDefinition } from '../../src/load/load-fleet.js';
 import { readTree } from '../../src/emit/write-output.js';
 import type { KubeFleet } from '../harness/kube-fleet.js';
+import { perObjectFiles } from '../unit/support/legacy-layout.js';
 
 export const GATEWAY_IDENTITY = 'linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local';
 
@@ -83,11 +84,28 @@ export class Workspace {
   }
 
   /**
-   * Every output file and the lock, as text, keyed without the delivery unit folder
-   * (`london/shop/service-web-paris.yaml`, `london/kustomization.yaml`): most tests are about what
-   * a cluster gets, not which unit holds it (docs/delivery-units.md; flux-unit-migration tests units).
+   * Every output object and the lock, as text, keyed without the delivery unit folder and by the
+   * object's own `<kind>-<name>.yaml` (`london/shop/service-web-paris.yaml`,
+   * `london/shop/endpoints-web-paris.yaml`, `london/kustomization.yaml`): most tests are about what
+   * a cluster gets, not which unit or file holds it (docs/delivery-units.md; a mirror's objects
+   * share one file, named after its Service: {@link Workspace.outputFiles} has the files as written).
    */
   public files(): Map<string, string> {
+    const tree = new Map<string, string>();
+    for (const [path, text] of withoutUnitFolders(readTree(this.outDir))) {
+      const slash = path.lastIndexOf('/');
+      for (const [rel, objectText] of perObjectFiles(path.slice(slash + 1), text)) tree.set(`${path.slice(0, slash + 1)}${rel}`, objectText);
+    }
+    try {
+      tree.set('LOCK', readFileSync(this.lockFile, 'utf8'));
+    } catch {
+      /* no lock yet */
+    }
+    return new Map([...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  /** Every output file as written (a mirror's objects in one file) and the lock, keyed without the delivery unit folder. */
+  public outputFiles(): Map<string, string> {
     const tree = withoutUnitFolders(readTree(this.outDir));
     try {
       tree.set('LOCK', readFileSync(this.lockFile, 'utf8'));

@@ -133,17 +133,17 @@ describe('federated-mode synth against real API servers', () => {
       // WHEN synth runs, again, with one item per page, after paris's alpha is deleted and re-created, and offline
       const first = await ws.synth();
       assert.equal(first.exitCode, ExitCode.OK, ws.logs.join('\n'));
-      const files1 = ws.files();
+      const files1 = ws.outputFiles();
       const second = await ws.synth();
-      const files2 = ws.files();
+      const files2 = ws.outputFiles();
       await ws.synth({ pageSize: 1 });
-      const files3 = ws.files();
+      const files3 = ws.outputFiles();
       await fleet.kubectl('paris', ['delete', 'service', 'alpha', '-n', 'det']);
       await applyService(fleet, 'paris', 'det', 'alpha', { app: 'alpha', ...MEMBER });
       await ws.synth();
-      const files4 = ws.files();
+      const files4 = ws.outputFiles();
       await ws.synth({ offline: true });
-      const files5 = ws.files();
+      const files5 = ws.outputFiles();
       // THEN every file and the lock are byte-identical and the later runs report no change
       for (const files of [files2, files3, files4, files5]) assert.deepEqual(files, files1);
       assert.deepEqual(second.changes, []);

@@ -18,6 +18,19 @@ const GATEWAY = { 'mirror.linkerd.io/exported': 'true' };
 const FLAT = { 'mirror.linkerd.io/exported': 'remote-discovery' };
 const MEMBER = { 'mirror.linkerd.io/federated': 'member' };
 
+/** The objects of `cluster` (per-object keys of {@link Workspace.files}, relative to it) added, changed and removed from `before` to `after`, sorted. */
+function objectChanges(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>, cluster: string): { added: string[]; changed: string[]; removed: string[] } {
+  const mine = (tree: ReadonlyMap<string, string>): Map<string, string> =>
+    new Map([...tree].filter(([k]) => k.startsWith(`${cluster}/`)).map(([k, v]) => [k.slice(cluster.length + 1), v]));
+  const a = mine(before);
+  const b = mine(after);
+  return {
+    added: [...b.keys()].filter((k) => !a.has(k)).sort(),
+    changed: [...b.keys()].filter((k) => a.has(k) && a.get(k) !== b.get(k)).sort(),
+    removed: [...a.keys()].filter((k) => !b.has(k)).sort(),
+  };
+}
+
 const defineFleet: FleetDefinition = (fleet) => {
   const london = new Cluster(fleet, 'london', { pinnedServiceIPRange: '10.96.0.0/24' });
   for (const t of ['paris', 'rome', 'madrid']) {
@@ -73,10 +86,19 @@ describe('all modes mixed, and switching modes by label, against real API server
         'shop/service-search-rome.yaml',
         'shop/service-web-paris.yaml',
       ]);
-      const cart = parse(readFileSync(ws.pathOf('london/shop/service-cart-federated.yaml'), 'utf8'));
+      // AND a file per mirror: a gateway mirror's Endpoints and slices, a headless mirror's per-pod
+      // mirrors and a -global Service's slices are documents of the mirror's own file
+      assert.deepEqual([...ws.outputFiles().keys()].filter((p) => p.startsWith('london/shop/')), [
+        'london/shop/service-cart-federated.yaml',
+        'london/shop/service-kafka-global.yaml',
+        'london/shop/service-kafka-madrid.yaml',
+        'london/shop/service-search-rome.yaml',
+        'london/shop/service-web-paris.yaml',
+      ]);
+      const cart = parse(ws.files().get('london/shop/service-cart-federated.yaml')!);
       assert.equal(cart.metadata.annotations['multicluster.linkerd.io/remote-discovery'], 'cart@paris,cart@rome');
       assert.equal(cart.metadata.annotations['multicluster.linkerd.io/local-discovery'], 'cart');
-      const search = parse(readFileSync(ws.pathOf('london/shop/service-search-rome.yaml'), 'utf8'));
+      const search = parse(ws.files().get('london/shop/service-search-rome.yaml')!);
       assert.equal(search.metadata.labels['multicluster.linkerd.io/remote-discovery'], 'rome');
       assert.equal(search.metadata.labels['multicluster.linkerd.io/remote-service'], 'search');
       // AND the source apiserver accepts all of it, reads it back unchanged, and re-applies as a no-op
@@ -88,16 +110,27 @@ describe('all modes mixed, and switching modes by label, against real API server
       await fleet.kubectl('rome', ['label', 'service', 'search', '-n', 'shop', '--overwrite', 'mirror.linkerd.io/exported=true']);
       await fleet.kubectl('rome', ['label', 'service', 'cart', '-n', 'shop', 'mirror.linkerd.io/federated-']);
       await fleet.kubectl('madrid', ['label', 'service', 'kafka', '-n', 'shop', 'mirror.linkerd.io/exported-']);
+      const objectsBefore = ws.files();
       const plan = await ws.synth({ mode: 'plan', print: () => {} });
       const second = await ws.synth();
-      // THEN plan and synth report exactly these changes, with the same fleet definition
+      // THEN plan and synth report exactly these changes of files, with the same fleet definition:
+      // search and web keep their files (now with and without Endpoints and slice), madrid's mirror
+      // and kafka-global (whose file holds madrid's slice) go
       assert.equal(second.exitCode, ExitCode.OK, ws.logs.join('\n'));
       assert.deepEqual(plan.changes, second.changes);
       const london = second.changes.find((c) => c.cluster === 'london')!;
-      assert.deepEqual(unitFree(london.added), ['shop/endpoints-search-rome.yaml', 'shop/endpointslice-search-rome-ipv4.yaml']);
+      assert.deepEqual(unitFree(london.added), []);
       assert.deepEqual(unitFree(london.changed), ['kustomization.yaml', 'shop/service-cart-federated.yaml', 'shop/service-search-rome.yaml', 'shop/service-web-paris.yaml']);
       assert.deepEqual(unitFree(london.removed), [
         'kustomization.yaml', // from-madrid/kustomization.yaml: madrid's whole unit goes
+        'shop/service-kafka-global.yaml',
+        'shop/service-kafka-madrid.yaml',
+      ]);
+      // AND exactly these objects are added, changed and removed
+      const objects = objectChanges(objectsBefore, ws.files(), 'london');
+      assert.deepEqual(objects.added, ['shop/endpoints-search-rome.yaml', 'shop/endpointslice-search-rome-ipv4.yaml']);
+      assert.deepEqual(objects.changed, ['kustomization.yaml', 'shop/service-cart-federated.yaml', 'shop/service-search-rome.yaml', 'shop/service-web-paris.yaml']);
+      assert.deepEqual(objects.removed, [
         'shop/endpoints-kafka-0-madrid.yaml',
         'shop/endpoints-kafka-1-madrid.yaml',
         'shop/endpoints-kafka-madrid.yaml',
@@ -112,9 +145,9 @@ describe('all modes mixed, and switching modes by label, against real API server
         'shop/service-kafka-global.yaml',
         'shop/service-kafka-madrid.yaml',
       ]);
-      const web = parse(readFileSync(ws.pathOf('london/shop/service-web-paris.yaml'), 'utf8'));
+      const web = parse(ws.files().get('london/shop/service-web-paris.yaml')!);
       assert.equal(web.metadata.labels['multicluster.linkerd.io/remote-discovery'], 'paris');
-      const cartAfter = parse(readFileSync(ws.pathOf('london/shop/service-cart-federated.yaml'), 'utf8'));
+      const cartAfter = parse(ws.files().get('london/shop/service-cart-federated.yaml')!);
       assert.equal(cartAfter.metadata.annotations['multicluster.linkerd.io/remote-discovery'], 'cart@paris');
       // AND kafka's pinned IPs are released from the lock
       assert.equal(JSON.parse(readFileSync(ws.lockFile, 'utf8')).compiled.pinnedServiceIPs, undefined);

@@ -72,13 +72,18 @@ describe('StatefulSet (headless) mirroring against real API servers', () => {
       const before = ws2.files();
       const third = await ws3.synth();
       assert.equal(third.exitCode, ExitCode.OK, ws3.logs.join('\n'));
-      // THEN the only changes are added madrid files (its mirrors and its kafka-global slice) and their listing
+      // THEN the only objects added are madrid's (its mirrors and its kafka-global slice), and no other object changes
+      const after = ws3.files();
+      const addedObjects = [...after.keys()].filter((p) => !before.has(p));
+      assert.ok(addedObjects.length > 0 && addedObjects.every((f) => f.includes('madrid')), addedObjects.join(', '));
+      assert.ok(addedObjects.includes('london/data/endpointslice-kafka-global-madrid.yaml'), addedObjects.join(', '));
+      for (const [path, text] of before) if (path !== 'LOCK' && !path.endsWith('kustomization.yaml')) assert.equal(after.get(path), text, path);
+      // AND the files written are madrid's added ones, their listing, and kafka-global's file, which holds the slice of every target
       const changes = third.changes.find((c) => c.cluster === 'london')!;
-      assert.deepEqual(unitFree(changes.changed), ['kustomization.yaml']);
+      assert.deepEqual(unitFree(changes.changed), ['data/service-kafka-global.yaml', 'kustomization.yaml']);
       assert.deepEqual(changes.removed, []);
       assert.ok(changes.added.length > 0 && changes.added.every((f) => f.includes('madrid')), changes.added.join(', '));
-      assert.ok(unitFree(changes.added).includes('data/endpointslice-kafka-global-madrid.yaml'));
-      for (const [path, text] of before) if (path !== 'LOCK' && !path.endsWith('kustomization.yaml')) assert.equal(ws3.files().get(path), text, path);
+      assert.ok(unitFree(changes.added).includes('data/service-kafka-madrid.yaml'));
       // AND the earlier pins are kept, and the source accepts the grown output without drift
       const grown = JSON.parse(readFileSync(ws3.lockFile, 'utf8')).compiled.pinnedServiceIPs.london as Record<string, string>;
       for (const [key, ip] of Object.entries(pinned)) assert.equal(grown[key], ip, key);

@@ -13,9 +13,7 @@ import { observationRules } from '../../src/observe/observation-rbac.js';
 import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { GATEWAY_IDENTITY, applyService, applyStatefulService, ensureNamespace, installGateway, unitFree } from '../integration/support.js';
 import { startStubFleet } from './hostile-apiserver.js';
-import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './support.js';
-import { readTree } from '../../src/emit/read-tree.js';
-import { withoutUnitFolders } from '../integration/support.js';
+import { SafetyRepo, assertNoStackTrace, assertOneOf, distObjects, type CliRun } from './support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 
@@ -156,8 +154,9 @@ describe('hostile targets against real API servers', () => {
   const deleteService = (cluster: string, namespace: string, name: string): Promise<unknown> =>
     fleet!.kubectl(cluster, ['delete', 'service', name, '-n', namespace, '--ignore-not-found']);
 
-  // A file of the output by its path without the delivery unit folder (`london/gw/x.yaml`, wherever its unit puts it).
-  const file = (repo: SafetyRepo, rel: string): string | undefined => withoutUnitFolders(readTree(repo.outDir)).get(rel);
+  // An object of the output by its own `<kind>-<name>.yaml` path without the delivery unit folder (`london/gw/endpoints-web-paris.yaml`,
+  // wherever its unit puts it, in whichever mirror's file holds it): see distObjects.
+  const file = (repo: SafetyRepo, rel: string): string | undefined => distObjects(repo.outDir).get(rel);
 
   const gatewayCases: [string, () => Promise<void>, RegExp][] = [
     ['ingress 127.0.0.1', () => installGateway(fleet!, 'paris', '127.0.0.1'), /cluster "paris": REJECTED its gateway 127\.0\.0\.1:4143 .*is a loopback address.*keeping the last known gateway 203\.0\.113\.10:4143/],
@@ -244,7 +243,7 @@ describe('hostile targets against real API servers', () => {
       for (const rel of ['london/long/service-fresh-paris.yaml', 'london/long/service-other-east-paris.yaml', 'east-paris/long/service-fresh-paris.yaml', 'london/long/service-before-paris.yaml']) {
         assert.ok(file(repo, rel), `${rel} written`);
       }
-      assert.ok(![...readFiles(repo)].some((p) => p.includes(long)), 'no file for the long service');
+      assert.ok(![...readFiles(repo), ...distObjects(repo.outDir).keys()].some((p) => p.includes(long)), 'no file, and no object in another file, for the long service');
       assert.deepEqual(unitFree(run.report.sources.find((s: any) => s.cluster === 'london').added).filter((f: string) => f.startsWith('long/service-')), ['long/service-fresh-paris.yaml', 'long/service-other-east-paris.yaml']);
       assertOneOf(repo.hash(), { old, new: repo.hash() }, 'isolated');
       assertOutcome(await synth('check'), ExitCode.OK, /up to date/, 'check after');
@@ -430,7 +429,7 @@ describe('a hostile apiserver', () => {
       // THEN only the good service is mirrored, and nothing was written outside dist/
       const files = readFiles(repo);
       assert.ok(files.includes('a/from-b/default/service-good-b.yaml'), files.join('\n'));
-      assert.ok(!files.some((f) => f.includes('web') || f.includes('bad-')), files.join('\n'));
+      assert.ok(![...files, ...distObjects(repo.outDir).keys()].some((f) => f.includes('web') || f.includes('bad-')), files.join('\n'));
       assert.ok(!existsSync(join(repo.dir, 'x')) && !existsSync(join(repo.dir, '..', 'x')), 'nothing outside dist/');
       const now = assertOneOf(repo.hash(), { old, new: repo.hash() }, 'hostile services');
       assert.equal(now, 'new');

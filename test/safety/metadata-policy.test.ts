@@ -10,7 +10,7 @@
  * the previous tree for a failed run).
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import YAML from 'yaml';
@@ -18,7 +18,7 @@ import { stringifyYaml } from '../../src/emit/yaml-writer.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { installGateway, ensureNamespace, applyStatefulService, unitFree } from '../integration/support.js';
-import { assertNoStackTrace, SafetyRepo, type CliRun } from './support.js';
+import { assertNoStackTrace, distObjects, SafetyRepo, type CliRun } from './support.js';
 
 const SOURCE = 'east';
 const TARGET = 'west';
@@ -206,10 +206,11 @@ describe('safety: the metadata policy and exact values against real API servers'
   const live = async (kind: string, name: string): Promise<any> =>
     JSON.parse(await fleet!.kubectl(SOURCE, ['get', kind, name, '-n', NS, '-o', 'json']));
 
-  // `path` is `<namespace>/<file>`: found in whichever delivery unit folder holds it (docs/delivery-units.md).
+  // `path` is `<namespace>/<kind>-<name>.yaml`: the object, found in whichever delivery unit folder and mirror's file holds it (docs/delivery-units.md).
   const distObject = (path: string): any => {
-    const unit = readdirSync(join(repo.outDir, SOURCE)).find((u) => existsSync(join(repo.outDir, SOURCE, u, path)));
-    return YAML.parse(readFileSync(join(repo.outDir, SOURCE, unit ?? '.', path), 'utf8'));
+    const text = distObjects(repo.outDir).get(`${SOURCE}/${path}`);
+    assert.ok(text !== undefined, `${path}: no such object in dist/${SOURCE}`);
+    return YAML.parse(text);
   };
 
   before(async (t) => {
@@ -285,10 +286,12 @@ describe('safety: the metadata policy and exact values against real API servers'
       if (!fleet) return t.skip('no kube-apiserver');
       assertSucceeded();
       const mirror = `${f.service}-${TARGET}`;
-      // THEN the gateway-mode mirror was written: Service, Endpoints and EndpointSlice, listed as added in the report
+      // THEN the gateway-mode mirror was written: its file (named after its Service), listed as added in the report, holds its Service, Endpoints and EndpointSlice
       const added: string[] = unitFree(run.report.sources.find((s: { cluster: string }) => s.cluster === SOURCE).added);
+      assert.ok(added.includes(`${NS}/service-${mirror}.yaml`), `${NS}/service-${mirror}.yaml in ${added.join(', ')}`);
       const files = [`${NS}/service-${mirror}.yaml`, `${NS}/endpoints-${mirror}.yaml`, `${NS}/endpointslice-${mirror}-ipv4.yaml`];
-      for (const file of files) assert.ok(added.includes(file), `${file} in ${added.join(', ')}`);
+      const mirrorFile = YAML.parseAllDocuments(readFileSync(join(repo.outDir, SOURCE, `from-${TARGET}`, NS, `service-${mirror}.yaml`), 'utf8')).map((d) => d.toJS());
+      assert.deepEqual(mirrorFile.map((o) => `${o.kind}/${o.metadata.name}`), [`Service/${mirror}`, `Endpoints/${mirror}`, `EndpointSlice/${mirror}-ipv4`]);
       // AND none of them carries a key of the family; the Service carries the team's keys and ours
       for (const file of files) {
         assertNone(distObject(file), f.labels, file);
@@ -428,7 +431,9 @@ describe('safety: the metadata policy and exact values against real API servers'
       assertNoStackTrace(r.stderr);
       assert.equal(r.report.exitCode, 0);
       assert.equal(r.report.error, null);
-      const svc = YAML.parse(readFileSync(join(allow.outDir, SOURCE, `from-${TARGET}`, NS, `service-allow-${TARGET}.yaml`), 'utf8'));
+      // (the mirror's file: its Service first, then its Endpoints and EndpointSlice)
+      const svc = YAML.parseAllDocuments(readFileSync(join(allow.outDir, SOURCE, `from-${TARGET}`, NS, `service-allow-${TARGET}.yaml`), 'utf8'))[0]!.toJS();
+      assert.deepEqual([svc.kind, svc.metadata.name], ['Service', `allow-${TARGET}`]);
       assert.deepEqual(svc.metadata.labels, {
         'mirror.linkerd.io/cluster-name': TARGET, 'mirror.linkerd.io/mirrored-service': 'true', 'mirrorc.io/managed': 'true', 'team.example.com/owner': 'team-a',
       });

@@ -16,9 +16,7 @@ import { ExitCode } from '../../src/errors/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { applyService, ensureNamespace, installGateway } from '../integration/support.js';
-import { SafetyRepo, assertNoStackTrace, assertOneOf, type CliRun } from './support.js';
-import { readTree } from '../../src/emit/read-tree.js';
-import { withoutUnitFolders } from '../integration/support.js';
+import { SafetyRepo, assertNoStackTrace, assertOneOf, distObjects, type CliRun } from './support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 const ROOT_A = readFileSync('test/fixtures/trust-roots/root-a.crt', 'utf8');
@@ -88,8 +86,9 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
     repo.writeFleet(body);
     return { repo, synth: (...extra) => repo.run([...(extra[0] === 'check' || extra[0] === 'plan' ? [extra.shift()!] : ['synth']), '--kubeconfig', kubeconfig, ...extra]) };
   };
-  // A file of the output by its path without the delivery unit folder (`london/shop/x.yaml`, wherever its unit puts it).
-  const file = (repo: SafetyRepo, rel: string): string | undefined => withoutUnitFolders(readTree(repo.outDir)).get(rel);
+  // An object of the output by its own `<kind>-<name>.yaml` path without the delivery unit folder (`london/shop/endpoints-web-paris.yaml`,
+  // wherever its unit puts it, in whichever mirror's file holds it): see distObjects.
+  const file = (repo: SafetyRepo, rel: string): string | undefined => distObjects(repo.outDir).get(rel);
   const deleteService = (cluster: string, namespace: string, name: string): Promise<unknown> =>
     fleet!.kubectl(cluster, ['delete', 'service', name, '-n', namespace, '--ignore-not-found']);
   const annotateGateway = (cluster: string, ...annotations: string[]): Promise<unknown> =>

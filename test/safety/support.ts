@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { committedPath, readCommittedTree } from '../../src/emit/write-transaction.js';
+import { perObjectFiles } from '../unit/support/legacy-layout.js';
 
 /** The repository root (where package.json lives). */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -36,6 +37,28 @@ export function readFiles(dir: string): Map<string, Buffer> {
   };
   if (existsSync(dir)) walk('');
   return files;
+}
+
+/**
+ * Every object under `dir` (dist/), as text, keyed without the delivery unit folder and by the
+ * object's own `<kind>-<name>.yaml` (`london/gw/service-web-paris.yaml`,
+ * `london/gw/endpoints-web-paris.yaml`, `london/kustomization.yaml`; the units' kustomization.yaml
+ * files left out): a mirror's objects are the documents of one file, named after its Service
+ * (src/emit/render-units.ts), and each entry here is one of them (the header and its document).
+ */
+export function distObjects(dir: string): Map<string, string> {
+  const objects = new Map<string, string>();
+  for (const [path, bytes] of readFiles(dir)) {
+    const [cluster, ...rest] = path.split('/');
+    if (rest.length === 2 && rest[1] === 'kustomization.yaml') continue;
+    const rel = rest.length > 1 ? rest.slice(1).join('/') : rest.join('/');
+    for (const [objectRel, text] of perObjectFiles(rel, bytes.toString('utf8'))) {
+      const key = `${cluster}/${objectRel}`;
+      if (objects.has(key)) throw new Error(`two files of dist/ hold ${key}`);
+      objects.set(key, text);
+    }
+  }
+  return objects;
 }
 
 /** A hash of the output tree and the lock file together: equal hashes, byte-identical state. */

@@ -24,7 +24,7 @@ export function lockWith(services: readonly object[], namespaces: readonly strin
   };
 }
 
-/** `count` services spread over namespaces ns-0..ns-3 (three files each in dist/a/). */
+/** `count` services spread over namespaces ns-0..ns-3 (one file each in dist/a/: a mirror's objects share one). */
 export function generatedLock(count: number): object {
   const services = Array.from({ length: count }, (_, i) => service(`ns-${i % 4}`, `svc-${String(i).padStart(3, '0')}`));
   return lockWith(services, ['ns-0', 'ns-1', 'ns-2', 'ns-3']);

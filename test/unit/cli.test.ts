@@ -5,6 +5,7 @@ import { lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { didYouMean } from '../../src/cli/did-you-mean.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { readTree } from '../../src/emit/write-output.js';
@@ -49,9 +50,15 @@ test('synth --offline --source a,b --report F --quiet: compiles those shards, wr
     assert.equal(r.stdout + r.stderr, '');
     const report = JSON.parse(readFileSync(reportFile, 'utf8'));
     assert.deepEqual(report.shard, ['london', 'west']);
-    assert.deepEqual(report.sources.map((s: { cluster: string; compiled: boolean; changed: string[] }) => [s.cluster, s.compiled, s.changed.length]), [['ap', false, 0], ['east', false, 0], ['eu', false, 0], ['london', true, 0], ['us', false, 0], ['west', true, 2]]);
+    // (west's one changed file is its payments-east mirror's: the Service, Endpoints and EndpointSlice are its documents)
+    assert.deepEqual(report.sources.map((s: { cluster: string; compiled: boolean; changed: string[] }) => [s.cluster, s.compiled, s.changed.length]), [['ap', false, 0], ['east', false, 0], ['eu', false, 0], ['london', true, 0], ['us', false, 0], ['west', true, 1]]);
     const after = readTree(ws.outDir);
-    assert.notEqual(after.get('west/from-east/shop/endpoints-payments-east.yaml'), before.get('west/from-east/shop/endpoints-payments-east.yaml'));
+    const endpoints = (tree: Map<string, string>): unknown => {
+      const objects = parseAllDocuments(tree.get('west/from-east/shop/service-payments-east.yaml')!).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
+      return objects.find((o) => o.kind === 'Endpoints' && o.metadata.name === 'payments-east');
+    };
+    assert.ok(endpoints(before));
+    assert.notDeepEqual(endpoints(after), endpoints(before));
   } finally {
     ws.remove();
   }
@@ -126,8 +133,8 @@ test('--report - writes the JSON report to stdout; plan then prints its changes 
     assert.equal(plan.status, ExitCode.OK, plan.stderr);
     const planReport = JSON.parse(plan.stdout);
     assert.equal(planReport.command, 'plan');
-    assert.deepEqual(planReport.sources.find((s: { cluster: string }) => s.cluster === 'west').changed.length, 2);
-    assert.match(plan.stderr, /endpoints-payments-east\.yaml/);
+    assert.deepEqual(planReport.sources.find((s: { cluster: string }) => s.cluster === 'west').changed.length, 1);
+    assert.match(plan.stderr, /~ from-east\/shop\/service-payments-east\.yaml\n +Endpoints\/payments-east subsets/);
     assert.equal(synth.status, ExitCode.OK, synth.stderr);
     assert.equal(JSON.parse(synth.stdout).command, 'synth');
     assert.equal(readTree(ws.dir).has('-'), false);

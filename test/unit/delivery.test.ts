@@ -264,12 +264,15 @@ describe('reader RBAC in dist/', () => {
     const project = YAML.parse(readFileSync('delivery/argocd/appproject-mirrorc.yaml', 'utf8'));
     for (const [path, text] of readTree('dist')) {
       if (path.endsWith('kustomization.yaml')) continue;
-      const object = YAML.parse(text);
-      const group = object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '';
-      const allowed = object.metadata.namespace ? NAMESPACED_KINDS : CLUSTER_SCOPED_KINDS;
-      assert.ok(allowed.some((k) => k.group === group && k.kind === object.kind), `${path}: ${group}/${object.kind}`);
-      if (!object.metadata.namespace) {
-        assert.ok(project.spec.clusterResourceWhitelist.some((k: any) => k.group === group && k.kind === object.kind && k.name === object.metadata.name), `${path}: ${object.metadata.name} allowed by name`);
+      // Every object of the file: a mirror's file holds its Service, Endpoints and EndpointSlices as documents.
+      for (const document of YAML.parseAllDocuments(text)) {
+        const object = document.toJS();
+        const group = object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '';
+        const allowed = object.metadata.namespace ? NAMESPACED_KINDS : CLUSTER_SCOPED_KINDS;
+        assert.ok(allowed.some((k) => k.group === group && k.kind === object.kind), `${path}: ${group}/${object.kind}`);
+        if (!object.metadata.namespace) {
+          assert.ok(project.spec.clusterResourceWhitelist.some((k: any) => k.group === group && k.kind === object.kind && k.name === object.metadata.name), `${path}: ${object.metadata.name} allowed by name`);
+        }
       }
     }
   });

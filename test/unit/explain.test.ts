@@ -5,15 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { readTree } from '../../src/emit/write-output.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { ExplainReason } from '../../src/explain/explain-reason.js';
 import type { Explanation, LinkExplanation } from '../../src/explain/explain-service.js';
 import { renderLockFile } from '../../src/observe/lock-file.js';
 import { runExplain, type ExplainOutcome } from '../../src/pipeline/run-explain.js';
+import { runSynth } from '../../src/pipeline/run-synth.js';
 import type { FleetSnapshot, ObservedTrustRoot } from '../../src/snapshot/snapshot.js';
 import { flatService, federatedService, service, source, statefulService, target } from '../fixtures/snapshots.js';
 
@@ -119,6 +122,25 @@ async function unknown(ref: string): Promise<{ error: string; reason?: string }>
   return outcome;
 }
 
+/**
+ * The objects (`<Kind>/<name>`, in document order) of `file` (relative to the output folder, as
+ * explain lists it) in what synth writes from the same fleet and lock, into a folder of its own.
+ */
+async function writtenObjects(file: string): Promise<string[]> {
+  const out = mkdtempSync(join(tmpdir(), 'mirrorc-explain-synth-'));
+  try {
+    const lockFile = join(out, 'fleet.lock.json');
+    copyFileSync(files().lockFile, lockFile);
+    const r = await runSynth({ fleetFile: files().fleetFile, lockFile, outDir: join(out, 'dist'), offline: true, log: () => {}, print: () => {} });
+    assert.equal(r.exitCode, ExitCode.OK, r.error);
+    const text = readTree(join(out, 'dist')).get(file);
+    assert.ok(text !== undefined, `synth wrote no ${file}`);
+    return parseAllDocuments(text).map((d) => d.toJS() as { kind: string; metadata: { name: string } }).map((o) => `${o.kind}/${o.metadata.name}`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
 function mirrorc(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, ['--import', TSX, MAIN, ...args], { encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -132,7 +154,9 @@ describe('why a service is mirrored', () => {
     assert.equal(l.selectedBy, 'selector');
     assert.equal(l.reasons[0]!.reason, ExplainReason.MIRRORED);
     assert.deepEqual(l.mirrorServices, ['shop/web-tgt']);
-    assert.deepEqual(l.files, ['src/from-tgt/shop/endpoints-web-tgt.yaml', 'src/from-tgt/shop/endpointslice-web-tgt-ipv4.yaml', 'src/from-tgt/shop/service-web-tgt.yaml']);
+    // One file per mirror: its Service, Endpoints and EndpointSlice are the documents of the one file listed.
+    assert.deepEqual(l.files, ['src/from-tgt/shop/service-web-tgt.yaml']);
+    assert.deepEqual(await writtenObjects('src/from-tgt/shop/service-web-tgt.yaml'), ['Service/web-tgt', 'Endpoints/web-tgt', 'EndpointSlice/web-tgt-ipv4']);
   });
 
   test('remote-discovery (flat) mode: matched by remoteDiscoverySelector', async () => {
@@ -146,7 +170,13 @@ describe('why a service is mirrored', () => {
     const l = await viaLink('tgt/db/zk');
     assert.equal(l.mode, 'headless');
     assert.deepEqual(l.mirrorServices, ['db/zk-tgt', 'db/zk-0-tgt', 'db/zk-1-tgt']);
-    assert.ok(l.files.includes('src/from-tgt/db/service-zk-0-tgt.yaml'), l.files.join('\n'));
+    // The per-pod Services (and their Endpoints and slices) are documents of the headless mirror's one file, which is listed.
+    assert.deepEqual(l.files, ['src/from-tgt/db/service-zk-tgt.yaml']);
+    assert.deepEqual(await writtenObjects('src/from-tgt/db/service-zk-tgt.yaml'), [
+      'Service/zk-tgt', 'Endpoints/zk-tgt', 'EndpointSlice/zk-tgt-ipv4',
+      'Service/zk-0-tgt', 'Endpoints/zk-0-tgt', 'EndpointSlice/zk-0-tgt-ipv4',
+      'Service/zk-1-tgt', 'Endpoints/zk-1-tgt', 'EndpointSlice/zk-1-tgt-ipv4',
+    ]);
   });
 
   test('federated member: joins <svc>-federated in the shared unit', async () => {

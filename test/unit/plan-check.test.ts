@@ -28,11 +28,16 @@ test('plan lists exactly the changed objects and fields, and writes nothing', as
     const before = readTree(join(dir, 'dist'));
     // WHEN planning
     const result = await run({ mode: 'plan' });
-    // THEN only west's two endpoint objects of payments-east change, in exactly that field
+    // THEN only west's two endpoint objects of payments-east change (documents of its mirror's one file), in exactly that field
     assert.equal(result.exitCode, ExitCode.OK);
-    assert.deepEqual(result.changes, [{ cluster: 'west', added: [], changed: ['from-east/shop/endpoints-payments-east.yaml', 'from-east/shop/endpointslice-payments-east-ipv4.yaml'], removed: [] }]);
-    assert.ok(printed.includes('      subsets[0].addresses[0].ip: "198.51.100.7" → "198.51.100.8"'), printed.join('\n'));
-    assert.ok(printed.includes('      endpoints[0].addresses[0]: "198.51.100.7" → "198.51.100.8"'), printed.join('\n'));
+    assert.deepEqual(result.changes, [{ cluster: 'west', added: [], changed: ['from-east/shop/service-payments-east.yaml'], removed: [] }]);
+    const file = printed.indexOf('  ~ from-east/shop/service-payments-east.yaml');
+    assert.ok(file >= 0, printed.join('\n'));
+    const fields = printed.slice(file + 1);
+    assert.deepEqual(fields.slice(0, fields.findIndex((l) => !l.startsWith('      '))), [
+      '      Endpoints/payments-east subsets[0].addresses[0].ip: "198.51.100.7" → "198.51.100.8"',
+      '      EndpointSlice/payments-east-ipv4 endpoints[0].addresses[0]: "198.51.100.7" → "198.51.100.8"',
+    ]);
     // AND nothing was written
     assert.deepEqual(readTree(join(dir, 'dist')), before);
   } finally {

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { buildFleet } from '../../src/load/load-fleet.js';
 import { diffTrees } from '../../src/emit/diff-trees.js';
@@ -76,8 +77,10 @@ test('a changed selector: plan names it next to each removed mirror, and the rem
   for (const line of removed.filter((l) => l.includes('service-'))) {
     assert.match(line, /\(selector no longer matches: link fleet\/src-from-tgt's selector "team=a" does not match tgt\/shop\/[abc] \(label team=a: the service has no such label\).*\) \[selector-not-matched\]$/);
   }
-  // the other files of a removed mirror carry no repeated reason
-  assert.ok(removed.some((l) => l === '  - from-tgt/shop/endpoints-a-tgt.yaml'), removed.join('\n'));
+  // a removed mirror is one file (its Endpoints and slices are documents of it), its reason said once;
+  // the other removed file (the emptied unit's kustomization.yaml) carries no reason
+  assert.deepEqual(removed.map((l) => l.split('  (')[0]), ['  - from-tgt/kustomization.yaml', '  - from-tgt/shop/service-a-tgt.yaml', '  - from-tgt/shop/service-b-tgt.yaml', '  - from-tgt/shop/service-c-tgt.yaml']);
+  assert.equal(removed[0], '  - from-tgt/kustomization.yaml');
   const synth = await run(changed);
   assert.equal(synth.exitCode, ExitCode.REMOVAL_NOT_CONFIRMED);
   assert.match(synth.error!, /src: all 3 mirror Services of "tgt" would be removed\n {6}because: 3 mirrors \(tgt\/shop\/a, tgt\/shop\/b, tgt\/shop\/c\): link fleet\/src-from-tgt's selector "team=a" no longer matches them \(label team=a: the service has no such label\) \[selector-not-matched\]\n {2}Argo/);
@@ -120,14 +123,19 @@ test('endpoints emptied because the target has no ready endpoint: plan names the
   const plan = await run(fleet(), { mode: 'plan' });
   assert.equal(plan.exitCode, ExitCode.OK, plan.error);
   const changed = printed.filter((l) => l.startsWith('  ~ from-tgt/shop/'));
-  assert.deepEqual(changed, [
-    '  ~ from-tgt/shop/endpoints-b-tgt.yaml  (endpoints removed: tgt/shop/b has no ready endpoint) [not-ready]',
-    '  ~ from-tgt/shop/endpointslice-b-tgt-ipv4.yaml',
+  // the mirror's one file, with the reason once; its changed objects are its Endpoints and EndpointSlice
+  assert.deepEqual(changed, ['  ~ from-tgt/shop/service-b-tgt.yaml  (endpoints removed: tgt/shop/b has no ready endpoint) [not-ready]']);
+  const fields = printed.slice(printed.indexOf(changed[0]!) + 1);
+  assert.deepEqual(fields.slice(0, fields.findIndex((l) => !l.startsWith('      '))), [
+    '      Endpoints/b-tgt subsets: [{"addresses":[{"ip":"203.0.113.10"}],"ports":[{"name":"http","port":4143,"protocol":"TCP"}]}] → (none)',
+    '      EndpointSlice/b-tgt-ipv4 endpoints[0]: {"addresses":["203.0.113.10"],"conditions":{"ready":true}} → (none)',
   ]);
   // and back: written, then ready again
   assert.equal((await run(fleet())).exitCode, ExitCode.OK);
-  const emptied = readFileSync(join(dir, 'dist', 'src', 'from-tgt', 'shop', 'endpoints-b-tgt.yaml'), 'utf8');
-  assert.doesNotMatch(emptied, /ip: /);
+  const objects = parseAllDocuments(readFileSync(join(dir, 'dist', 'src', 'from-tgt', 'shop', 'service-b-tgt.yaml'), 'utf8')).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
+  const emptied = objects.find((o) => o.kind === 'Endpoints' && o.metadata.name === 'b-tgt');
+  assert.ok(emptied, JSON.stringify(objects));
+  assert.doesNotMatch(JSON.stringify(emptied), /"ip":/);
 });
 
 test('a live run where the target stopped listing a service it listed before: "export label gone", with the label it had', () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { readTree } from '../../src/emit/write-output.js';
 import { exampleCopy } from './support/example-copy.js';
@@ -27,9 +28,15 @@ test('a shard run changes its own folder only; other folders and the lock stay b
     assert.equal(result.exitCode, ExitCode.OK, ws.logged.join('\n'));
     assert.deepEqual(result.changes.map((c) => c.cluster), ['west']);
     const after = readTree(ws.outDir);
-    assert.match(after.get('west/from-east/shop/endpoints-payments-east.yaml') ?? '', /198\.51\.100\.8/);
-    // AND every file of london, east and the other folder, and the lock, are exactly as before
-    for (const other of ['east', 'london', 'paris', 'us', 'delivery']) assert.deepEqual(folder(after, other), folder(before, other), other);
+    // (one file per mirror: the mirror's Endpoints is a document of its Service's file)
+    const mirrorFile = after.get('west/from-east/shop/service-payments-east.yaml');
+    assert.ok(mirrorFile !== undefined, 'west/from-east/shop/service-payments-east.yaml is missing');
+    const endpoints = parseAllDocuments(mirrorFile).map((d) => d.toJS() as { kind: string; metadata: { name: string } })
+      .filter((o) => o.kind === 'Endpoints' && o.metadata.name === 'payments-east');
+    assert.equal(endpoints.length, 1, 'the mirror file holds one Endpoints payments-east');
+    assert.match(JSON.stringify(endpoints[0]), /198\.51\.100\.8/);
+    // AND every file of the other folders (every source but west, and the delivery folder), and the lock, are exactly as before
+    for (const other of ['ap', 'east', 'eu', 'london', 'paris', 'us', 'delivery']) assert.deepEqual(folder(after, other), folder(before, other), other);
     // AND the lock differs only in the unit and source records of west, the folder the shard wrote (docs/lock-and-state.md)
     const lockAfter = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
     const lockWas = JSON.parse(lockBefore);

@@ -17,17 +17,17 @@ test('normal synth output lists changed files and ends with the summary table', 
   try {
     ws.editLock('198.51.100.7', '198.51.100.8');
     await ws.run();
-    assert.ok(ws.logged.includes('  ~ from-east/shop/endpoints-payments-east.yaml'), ws.logged.join('\n'));
+    assert.ok(ws.logged.includes('  ~ from-east/shop/service-payments-east.yaml'), ws.logged.join('\n'));
     assert.ok(!ws.logged.some((l) => l.includes('subsets[0].addresses[0].ip')), 'fields only when verbose');
     const summary = ws.logged.slice(ws.logged.indexOf('') + 1);
     assert.deepEqual(summary, [
       'source  added  changed  removed  unchanged',
-      'ap      0      0        0        40',
-      'east    0      0        0        13',
-      'eu      0      0        0        40',
-      'london  0      0        0        20',
-      'us      0      0        0        40',
-      'west    0      2        0        11',
+      'ap      0      0        0        13',
+      'east    0      0        0        10',
+      'eu      0      0        0        13',
+      'london  0      0        0        13',
+      'us      0      0        0        13',
+      'west    0      1        0        10',
       '',
       'target  state      services  stale since',
       'ap      from lock  1',
@@ -52,14 +52,15 @@ test('--quiet prints only warnings and errors; --verbose adds changed fields and
     await ws.run({ verbosity: 'quiet', mode: 'plan' });
     // THEN a quiet plan still prints the plan on stdout, but nothing on stderr
     assert.equal(ws.logged.length, 0, ws.logged.join('\n'));
-    assert.ok(ws.printed.includes('  ~ from-east/shop/endpoints-payments-east.yaml'));
+    assert.ok(ws.printed.includes('  ~ from-east/shop/service-payments-east.yaml'));
     await ws.run({ verbosity: 'quiet', sources: ['nowhere'] });
     assert.equal(ws.logged.length, 1);
     assert.match(ws.logged[0]!, /^error: --source "nowhere"/);
     // WHEN synth runs verbose with a stepping clock
     await ws.run({ verbosity: 'verbose', now: steppingClock() });
     // THEN each changed field and the compile time are printed
-    assert.ok(ws.logged.includes('      subsets[0].addresses[0].ip: "198.51.100.7" → "198.51.100.8"'), ws.logged.join('\n'));
+    // (the mirror's objects are documents of one file: each changed field is named by its object)
+    assert.ok(ws.logged.includes('      Endpoints/payments-east subsets[0].addresses[0].ip: "198.51.100.7" → "198.51.100.8"'), ws.logged.join('\n'));
     assert.ok(ws.logged.includes('compiled every source in 25 ms'), ws.logged.join('\n'));
   } finally {
     ws.remove();

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { acquireRunLock, holderInfoPath, RunLockBusyError } from '../../src/emit/run-lock.js';
 import { WRITE_STEPS } from '../../src/emit/fs-host.js';
 import { faultingHost, parseFault } from '../fixtures/faulting-host.js';
@@ -155,7 +156,7 @@ describe('faultingHost', () => {
 describe('runSynth with an injected host', () => {
   let dir: string;
   beforeEach(() => {
-    // A scratch copy of the example fleet's output, with a lock whose gateway address changed (two files and the lock to write).
+    // A scratch copy of the example fleet's output, with a lock whose gateway address changed (one mirror file and the lock to write).
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mirrorc-host-'));
     fs.cpSync('dist', path.join(dir, 'dist'), { recursive: true });
     fs.cpSync('delivery', path.join(dir, 'delivery'), { recursive: true });
@@ -187,6 +188,11 @@ describe('runSynth with an injected host', () => {
     for (const call of ['writeAtomically holder-info', 'readdirEntries', 'readFile', 'writeFile stage-file', 'rename journal-commit', 'rename apply-object', 'deleteQuietly']) {
       assert.ok(calls.includes(call), `${call} was not called through the host: ${[...new Set(calls)].join(', ')}`);
     }
-    assert.match(fs.readFileSync(path.join(dir, 'dist/west/from-east/shop/endpoints-payments-east.yaml'), 'utf8'), /198\.51\.100\.8/);
+    // (one file per mirror: the mirror's Endpoints is a document of its Service's file)
+    const endpoints = parseAllDocuments(fs.readFileSync(path.join(dir, 'dist/west/from-east/shop/service-payments-east.yaml'), 'utf8'))
+      .map((d) => d.toJS() as { kind: string; metadata: { name: string } })
+      .filter((o) => o.kind === 'Endpoints' && o.metadata.name === 'payments-east');
+    assert.equal(endpoints.length, 1, 'the mirror file holds one Endpoints payments-east');
+    assert.match(JSON.stringify(endpoints[0]), /198\.51\.100\.8/);
   });
 });

@@ -1,0 +1,8 @@
+/**
+ * Names of the output that modules on the light path (the write transaction, loaded before the
+ * walk starts: src/pipeline/claim-output.ts) share with the renderer, in a module without
+ * dependencies.
+ */
+
+/** The file of a folder that kustomize builds: it lists the folder's resources. */
+export const KUSTOMIZATION_FILE = 'kustomization.yaml';
