@@ -28,7 +28,8 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
     if (rendered.streamed) rendered.streamed.commit(lockText, loaded.lockText);
     else writeOutput(outDir, tree, lockFile, lockText, before, host);
     mark('write');
-    logChanges(log.info, log.detail, changes, outDir, before, tree, reasons?.byFile, options.verbosity === 'verbose' ? Infinity : LISTED_ADDED_FILES);
+    // The changed fields are shown with --verbose only: without it they are not worked out (each changed file parsed twice).
+    logChanges(log.info, log.verbosity === 'verbose' ? log.detail : undefined, changes, outDir, before, tree, reasons?.byFile, options.verbosity === 'verbose' ? Infinity : LISTED_ADDED_FILES);
     if (delivery) emitDelivery(host, 'write', deliveryDir, delivery, log.info);
     return `${outDir}/ and the lock were written (stale clusters keep their last known state)`;
   }
@@ -61,10 +62,10 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
 export const LISTED_ADDED_FILES = 100;
 
 /**
- * Per source folder the files added, changed and removed (`files`), with the reason of a removed mirror or changed endpoints, and each changed field (`fields`).
+ * Per source folder the files added, changed and removed (`files`), with the reason of a removed mirror or changed endpoints, and each changed field (`fields`; none worked out when undefined).
  * @param addedLimit the added files listed per folder (the rest counted) @default every one
  */
-function logChanges(files: (line: string) => void, fields: (line: string) => void, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree, reasons: ReadonlyMap<string, { reason: string; message: string }> = new Map(), addedLimit = Infinity): void {
+function logChanges(files: (line: string) => void, fields: ((line: string) => void) | undefined, changes: readonly ClusterChanges[], outDir: string, before: FileTree, after: FileTree, reasons: ReadonlyMap<string, { reason: string; message: string }> = new Map(), addedLimit = Infinity): void {
   const why = (cluster: string, f: string): string => {
     const r = reasons.get(`${cluster}/${f}`);
     return r ? `  (${r.message}) [${r.reason}]` : '';
@@ -79,6 +80,7 @@ function logChanges(files: (line: string) => void, fields: (line: string) => voi
     if (c.added.length > addedLimit) files(`  … and ${c.added.length - addedLimit} more added (--verbose lists every file)`);
     for (const f of c.changed) {
       files(`  ~ ${f}${why(c.cluster, f)}`);
+      if (!fields) continue;
       const key = `${c.cluster}/${f}`;
       const changed = changedFileFields(before.get(key) ?? '', after.get(key) ?? '');
       for (const field of changed.length > 0 ? changed : ['(text only: comments or formatting)']) fields(`      ${field}`);
