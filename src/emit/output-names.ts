@@ -6,3 +6,6 @@
 
 /** The file of a folder that kustomize builds: it lists the folder's resources. */
 export const KUSTOMIZATION_FILE = 'kustomization.yaml';
+
+/** What separates two documents of one file (a mirror's objects: src/emit/render-units.ts). */
+export const DOCUMENT_SEPARATOR = '---\n';

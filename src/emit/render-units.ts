@@ -86,9 +86,16 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
   const writeUnit = (unit: string, groups: readonly FileObjects[]): void => {
     unitNames.push(unit);
     const unitFiles: ObjectFile[] = [];
+    const seen = new Set<string>();
     for (const objects of groups) {
       const first = objects[0];
       if (first === undefined) continue;
+      // Files are named after their first object: the others are checked here to be each written once.
+      for (const o of objects) {
+        const key = `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+        if (seen.has(key)) throw new Error(`internal error: two objects ${key} would be written to ${cluster}/${unit}`);
+        seen.add(key);
+      }
       // Frozen objects are shared by the mirrors of several sources (PlanMemo.sharedObjects): their file is rendered once.
       const shared = objects.every((o) => Object.isFrozen(o));
       const memo = shared ? sharedFiles.get(first) : undefined;

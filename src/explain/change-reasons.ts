@@ -12,6 +12,7 @@ import type { ClusterChanges } from '../emit/diff-trees.js';
 import { HEADLESS_MIRROR_SVC_NAME_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
 import { MIRROR_FILE, mirrorOrigin } from '../state/unit-inventory.js';
 import type { FileTree } from '../emit/render-files.js';
+import { DOCUMENT_SEPARATOR } from '../emit/output-names.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches, selectorToQuery } from '../model/label-selector.js';
 import type { FleetSnapshot, ObservedGateway } from '../snapshot/snapshot.js';
@@ -79,6 +80,23 @@ function originIn(tree: FileTree, key: string): string | undefined {
   }
 }
 
+/**
+ * Whether a mirror file's objects after its Service (its Endpoints and EndpointSlices) differ: a
+ * change of the Service alone has no endpoints reason, nor has a file of the layout before a
+ * mirror's objects shared one (its Service alone), whose Endpoints were files of their own.
+ */
+export function endpointsChanged(before: string | undefined, after: string | undefined): boolean {
+  const tail = (text: string | undefined): string | undefined => {
+    const at = text?.indexOf(DOCUMENT_START) ?? -1;
+    return at < 0 ? undefined : text!.slice(at);
+  };
+  const [was, now] = [tail(before), tail(after)];
+  return was !== undefined && now !== undefined && was !== now;
+}
+
+/** What starts every document of a generated file but the first (src/emit/render-files.ts renderObjectsYaml). */
+const DOCUMENT_START = `\n${DOCUMENT_SEPARATOR}`;
+
 /** The headless mirror a per-pod mirror Service's text names (its label), or undefined. */
 function perPodRoot(text: string): string | undefined {
   return new RegExp(`\\n {4}${escape(HEADLESS_MIRROR_SVC_NAME_LABEL)}: "?([a-z0-9.-]+)"?\\n`).exec(text)?.[1];
@@ -120,7 +138,7 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
     }
     for (const rel of c.changed) {
       const key = `${c.cluster}/${rel}`;
-      if (!mirrorFile(key)) continue;
+      if (!mirrorFile(key) || !endpointsChanged(input.before.get(key), input.after.get(key))) continue;
       const origin = originIn(input.after, key) ?? originIn(input.before, key);
       const reason = origin ? whyEndpointsChanged(input, origin) : undefined;
       if (reason) byFile.set(key, reason);

@@ -6,8 +6,8 @@
  * or the lock changes until {@link StreamedWrite.commit} writes the journal, after the removal guard
  * has decided; a run that stops before (refused, failed, killed) discards the staging, or the next
  * run does. What the later stages need of the texts is kept: the old and new text of every changed
- * or removed file and of the mirror Service files beside it (the change reasons, the plan's changed
- * fields) and every Namespace file (the delivery manifests).
+ * or removed file (a mirror's file holds its Service, which the change reasons read; the plan's
+ * changed fields) and every Namespace file (the delivery manifests).
  */
 import { join } from 'node:path';
 import { diffTrees, type ClusterChanges } from '../emit/diff-trees.js';

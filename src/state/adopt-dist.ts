@@ -70,7 +70,8 @@ function serviceOrigin(text: string, target: string): string {
 }
 
 const DOCUMENT_KIND = /(?:^|\n)kind: ([A-Za-z]+)\n/;
-const DOCUMENT_NAME = /\nmetadata:\n(?: {2}[^\n]*\n| {4}[^\n]*\n)*? {2}name: "?([a-z0-9.-]+)"?\n/;
+// One way to match each line (indented two spaces or more), so a document without a readable name fails in linear time.
+const DOCUMENT_NAME = /\nmetadata:\n(?: {2}[^\n]*\n)*? {2}name: "?([a-z0-9.-]+)"?\n/;
 
 /**
  * The documents of a generated file, each with the name its own file had before a mirror's objects

@@ -13,6 +13,7 @@ import { changedFileFields } from '../../src/emit/diff-trees.js';
 import { GENERATED_HEADER } from '../../src/emit/render-files.js';
 import { readTree } from '../../src/emit/write-output.js';
 import { treeUnitRecords } from '../../src/state/adopt-dist.js';
+import { endpointsChanged } from '../../src/explain/change-reasons.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const tree = readTree(join(ROOT, 'dist'));
@@ -83,4 +84,24 @@ test('changed fields: per object of a file of several, named Kind/name; an objec
   assert.deepEqual(changedFileFields(GENERATED_HEADER + doc('Namespace', 'shop', 'spec: {}\n'), GENERATED_HEADER + doc('Namespace', 'shop', 'spec:\n  a: 1\n')), ['spec.a: (none) → 1']);
   // A hand-edited text that does not parse is no object, not a crash.
   assert.deepEqual(changedFileFields('a: [', after), ['Service/b-tgt: added', 'Endpoints/b-tgt: added', 'EndpointSlice/b-tgt-ipv4: added']);
+});
+
+test('a mirror file has an endpoints change only when the objects after its Service differ, both versions holding them', () => {
+  const service = (port: number) => doc('Service', 'b-tgt', `spec:\n  port: ${port}\n`);
+  const endpoints = (ip: string) => doc('Endpoints', 'b-tgt', `subsets:\n  - ip: ${ip}\n`);
+  const file = (...docs: string[]) => GENERATED_HEADER + docs.join('---\n');
+  assert.equal(endpointsChanged(file(service(80), endpoints('10.0.0.1')), file(service(80), endpoints('10.0.0.2'))), true);
+  // The Service alone changed (a not-ready service's port): no endpoints reason.
+  assert.equal(endpointsChanged(file(service(80), endpoints('10.0.0.1')), file(service(81), endpoints('10.0.0.1'))), false);
+  // The first run after upgrading: the Service's own file of before becomes the mirror's file.
+  assert.equal(endpointsChanged(file(service(80)), file(service(80), endpoints('10.0.0.1'))), false);
+  assert.equal(endpointsChanged(undefined, file(service(80), endpoints('10.0.0.1'))), false);
+});
+
+test('adoption skips a later document whose name cannot be read, however many metadata lines it has (no runaway matching)', () => {
+  const labels = Array.from({ length: 30 }, (_, i) => `    team-${i}.example.com/key: "v"`).join('\n');
+  const service = 'apiVersion: v1\nkind: Service\nmetadata:\n  labels:\n    mirror.linkerd.io/cluster-name: paris\n  name: web-paris\n  namespace: shop\n';
+  const odd = `apiVersion: v1\nkind: Endpoints\nmetadata:\n  labels:\n${labels}\n  name: Web_Paris\n  namespace: shop\n`;
+  const records = treeUnitRecords(new Map([['london/from-paris/shop/service-web-paris.yaml', GENERATED_HEADER + service + '---\n' + odd]]));
+  assert.deepEqual(records.london?.['from-paris']?.mirrors, { 'shop/web-paris': 'paris' });
 });
