@@ -22,6 +22,8 @@ export interface SynthChildResult {
   readonly stages: Readonly<Record<string, number>>;
   /** User + system CPU of the whole process (every thread), ms. */
   readonly cpuMs: number;
+  /** Of which in the kernel (system time), ms: file creation and lstat show here. */
+  readonly cpuSystemMs?: number;
   /** Peak resident set size, KiB (`process.resourceUsage().maxRSS`). */
   readonly maxRssKiB: number;
 }

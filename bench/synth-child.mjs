@@ -33,6 +33,7 @@ const measured = {
   synthMs,
   stages,
   cpuMs: (cpu.user + cpu.system) / 1000,
+  cpuSystemMs: cpu.system / 1000,
   maxRssKiB: process.resourceUsage().maxRSS,
 };
 writeFileSync(request.resultFile, JSON.stringify(measured));
