@@ -137,6 +137,11 @@ function objectFiles(dir: string): string[] {
   return out;
 }
 
+/** Objects below `dir`: the documents of its object files (a mirror's objects share one file, src/emit/render-units.ts). */
+function objectCount(dir: string): number {
+  return objectFiles(dir).reduce((n, f) => n + parseAllDocuments(readFileSync(join(dir, f), 'utf8')).length, 0);
+}
+
 /** The namespaces the mirrors of `dist/<source>` live in (the folders of its units but base): on a real source they exist. */
 function mirrorNamespaces(root: string, source: string): string[] {
   const names = new Set<string>();
@@ -331,7 +336,7 @@ export async function measureFlux(input: FluxPhaseInput): Promise<FluxMeasuremen
   const { size, source, coldRoot } = input;
   const log = input.log ?? (() => undefined);
   const units = unitSpecs(coldRoot, source);
-  const objects = objectFiles(join(coldRoot, 'dist', source)).length;
+  const objects = objectCount(join(coldRoot, 'dist', source));
   let result: FluxMeasurement = { size, source, units: units.length, objects };
   let fleet: KubeFleet | undefined;
   let controller: FluxController | undefined;
@@ -364,7 +369,7 @@ export async function measureFlux(input: FluxPhaseInput): Promise<FluxMeasuremen
     log(`bench: ${size} flux: empty → ready ${seconds(emptyToReadyMs)} s; checking the live objects...`);
     const coldCheck = await run.missingObjects(units.map((u) => u.name));
     if (coldCheck.inventory !== objects || coldCheck.missing.length > 0) {
-      return { ...result, error: `after empty → ready the units' inventories hold ${coldCheck.inventory} objects for ${objects} files, ${coldCheck.missing.length} not live (${coldCheck.missing.slice(0, 3).join(', ')})` };
+      return { ...result, error: `after empty → ready the units' inventories hold ${coldCheck.inventory} objects of the ${objects} written, ${coldCheck.missing.length} not live (${coldCheck.missing.slice(0, 3).join(', ')})` };
     }
     if (input.changedRoot === undefined) return result;
 
@@ -400,7 +405,7 @@ export async function measureFlux(input: FluxPhaseInput): Promise<FluxMeasuremen
     result = { ...result, oneChangeToReadyMs, oneChangeAllReadyMs, oneChangeControllerCpuMs: cpuAfter.controller - cpu.controller, oneChangeApiserverCpuMs: cpuAfter.apiserver - cpu.apiserver,
       oneChangeErrors: oneChangeErrors.length, ...(result.firstError === undefined && oneChangeErrors[0] !== undefined ? { firstError: oneChangeErrors[0] } : {}) };
     const check = await run.missingObjects(units.map((u) => u.name));
-    if (check.inventory !== objectFiles(join(input.changedRoot, 'dist', source)).length || check.missing.length > 0) {
+    if (check.inventory !== objectCount(join(input.changedRoot, 'dist', source)) || check.missing.length > 0) {
       return { ...result, error: `after the one change the units' inventories hold ${check.inventory} objects, ${check.missing.length} not live` };
     }
     return result;
