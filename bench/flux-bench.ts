@@ -380,8 +380,10 @@ export async function measureFlux(input: FluxPhaseInput): Promise<FluxMeasuremen
     if (changedFiles.length === 0 || changedUnits.length === 0) {
       return { ...result, error: `the one-change run changed nothing in dist/${source} that a unit holds (${diff.changedPaths.slice(0, 3).join(', ') || 'no file'})` };
     }
-    result = { ...result, changedUnits, changedObjects: changedFiles.length };
-    const manifests = changedFiles.map((f) => ({ file: f, manifest: parse(readFileSync(join(input.changedRoot!, 'dist', source, f), 'utf8')) as Parameters<FluxRun['live']>[0] | null }));
+    // Every object of the changed files (a mirror's file holds its Service, Endpoints and EndpointSlices).
+    const manifests = changedFiles.flatMap((f) => parseAllDocuments(readFileSync(join(input.changedRoot!, 'dist', source, f), 'utf8'))
+      .map((d) => ({ file: f, manifest: d.toJS() as Parameters<FluxRun['live']>[0] | null })));
+    result = { ...result, changedUnits, changedObjects: manifests.length };
     const changedLive = async (): Promise<boolean> => {
       for (const { manifest } of manifests) {
         if (manifest === null) continue;
