@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { DOCUMENT_START } from '../src/emit/output-names.js';
 import { REPO_ROOT } from './generate-fleet.js';
 import { count, formatTable, seconds } from './format-table.js';
 
@@ -33,13 +34,11 @@ function unitObjects(dir: string): number {
     const path = join(dir, entry);
     if (statSync(path).isDirectory()) n += unitObjects(path);
     // A mirror's file holds its objects as documents (src/emit/render-units.ts).
-    else if (entry.endsWith('.yaml') && entry !== 'kustomization.yaml') n += readFileSync(path, 'utf8').split(DOCUMENT_SEPARATOR_LINE).length;
+    else if (entry.endsWith('.yaml') && entry !== 'kustomization.yaml') n += readFileSync(path, 'utf8').split(DOCUMENT_START).length;
   }
   return n;
 }
 
-/** What starts every document of a generated file but the first. */
-const DOCUMENT_SEPARATOR_LINE = '\n---\n';
 
 let kubectl: string | undefined | Error;
 

@@ -60,16 +60,17 @@ export function changedFields(before: unknown, after: unknown, path = ''): strin
  * parse (a hand edit) is compared as no object.
  */
 export function changedFileFields(before: string, after: string): string[] {
-  const [was, now] = [before, after].map(documentObjects);
-  if (was!.length <= 1 && now!.length <= 1) return changedFields(was![0]?.[1], now![0]?.[1]);
+  const was = documentObjects(before);
+  const now = documentObjects(after);
+  if (was.length <= 1 && now.length <= 1) return changedFields(was[0]?.[1], now[0]?.[1]);
   const wasByKey = new Map(was);
   const nowByKey = new Map(now);
   const out: string[] = [];
-  for (const [key, object] of now!) {
+  for (const [key, object] of now) {
     if (!wasByKey.has(key)) out.push(`${key}: added`);
     else appendAll(out, changedFields(wasByKey.get(key), object).map((field) => `${key} ${field}`));
   }
-  for (const [key] of was!) if (!nowByKey.has(key)) out.push(`${key}: removed`);
+  for (const [key] of was) if (!nowByKey.has(key)) out.push(`${key}: removed`);
   return out;
 }
 

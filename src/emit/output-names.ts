@@ -9,3 +9,6 @@ export const KUSTOMIZATION_FILE = 'kustomization.yaml';
 
 /** What separates two documents of one file (a mirror's objects: src/emit/render-units.ts). */
 export const DOCUMENT_SEPARATOR = '---\n';
+
+/** What starts every document of a file but the first: the separator line after the previous one's last newline. */
+export const DOCUMENT_START = `\n${DOCUMENT_SEPARATOR}`;

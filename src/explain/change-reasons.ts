@@ -12,7 +12,7 @@ import type { ClusterChanges } from '../emit/diff-trees.js';
 import { HEADLESS_MIRROR_SVC_NAME_LABEL, REMOTE_CLUSTER_NAME_LABEL, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../contract/linkerd.js';
 import { MIRROR_FILE, mirrorOrigin } from '../state/unit-inventory.js';
 import type { FileTree } from '../emit/render-files.js';
-import { DOCUMENT_SEPARATOR } from '../emit/output-names.js';
+import { DOCUMENT_START } from '../emit/output-names.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches, selectorToQuery } from '../model/label-selector.js';
 import type { FleetSnapshot, ObservedGateway } from '../snapshot/snapshot.js';
@@ -94,12 +94,12 @@ export function endpointsChanged(before: string | undefined, after: string | und
   return was !== undefined && now !== undefined && was !== now;
 }
 
-/** What starts every document of a generated file but the first (src/emit/render-files.ts renderObjectsYaml). */
-const DOCUMENT_START = `\n${DOCUMENT_SEPARATOR}`;
+/** The label line of a per-pod mirror Service naming its headless mirror. */
+const PER_POD_ROOT_LINE = new RegExp(`\\n {4}${escape(HEADLESS_MIRROR_SVC_NAME_LABEL)}: "?([a-z0-9.-]+)"?\\n`);
 
 /** The headless mirror a per-pod mirror Service's text names (its label), or undefined. */
 function perPodRoot(text: string): string | undefined {
-  return new RegExp(`\\n {4}${escape(HEADLESS_MIRROR_SVC_NAME_LABEL)}: "?([a-z0-9.-]+)"?\\n`).exec(text)?.[1];
+  return PER_POD_ROOT_LINE.exec(text)?.[1];
 }
 
 /** The reasons of `changes` (the removed and changed files of `before` → `after`). */

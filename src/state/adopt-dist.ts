@@ -15,14 +15,14 @@ import { MCS_SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../contract/ku
 import { compareStrings } from '../util/order.js';
 import { clusterNameProblem, dns1123LabelProblem } from '../util/k8s-names.js';
 import type { UnitRecord, UnitRecords } from './lock-document.js';
-import { filesRecord } from './unit-inventory.js';
+import { filesRecord, MIRROR_FILE } from './unit-inventory.js';
+import { DOCUMENT_START } from '../emit/output-names.js';
 
 /** A label value that names a cluster: a DNS label, possibly quoted. */
 const CLUSTER_VALUE = /^"?([a-z0-9-]+)"?$/;
 const PER_POD_LINE = `    ${HEADLESS_MIRROR_SVC_NAME_LABEL}:`;
 const CLUSTER_NAME_LINE = `    ${REMOTE_CLUSTER_NAME_LABEL}: `;
 const MCS_SOURCE_CLUSTER_LINE = `    ${MCS_SOURCE_CLUSTER_LABEL}: `;
-const SERVICE_FILE = /^service-([^/]+)\.yaml$/;
 const MCS_SLICE_FILE = /^endpointslice-(.+)-mcs-ipv[46](?:-\d+)?\.yaml$/;
 
 /** The lines of `metadata.labels` of a generated file, read from its text without parsing it. */
@@ -79,7 +79,7 @@ const DOCUMENT_NAME = /\nmetadata:\n(?: {2}[^\n]*\n)*? {2}name: "?([a-z0-9.-]+)"
  * `metadata.name` lines (skipped when they cannot be read).
  */
 function documentsOf(file: string, text: string): [string, string][] {
-  const docs = text.split('\n---\n');
+  const docs = text.split(DOCUMENT_START);
   const out: [string, string][] = [[file, docs[0]!]];
   for (const doc of docs.slice(1)) {
     const kind = DOCUMENT_KIND.exec(doc)?.[1];
@@ -123,7 +123,7 @@ export function treeUnitRecords(tree: ReadonlyMap<string, string>): UnitRecords 
       return inv;
     };
     for (const [docFile, doc] of documentsOf(file, text)) {
-      const service = SERVICE_FILE.exec(docFile);
+      const service = MIRROR_FILE.exec(docFile);
       if (service) {
         const lines = labelLines(doc);
         const target = clusterLabel(lines, CLUSTER_NAME_LINE);
