@@ -14,7 +14,7 @@ import { fluxSize, parseRuns, parseSizes, positiveInt, sizeLabel, UsageError } f
 import { fluxBinariesMissing, fluxTable, type FluxMeasurement } from './flux-bench.js';
 import { clusterNames } from './generate-fleet.js';
 import { CompiledLibError, ensureCompiledLib, type SynthCode } from './compiled-lib.js';
-import { synthTable } from './synth-table.js';
+import { sortedRuns, synthTable } from './synth-table.js';
 import { targetLines } from './bench-targets.js';
 import { deliveryTable, type DeliveryMeasurement } from './delivery-bench.js';
 
@@ -22,6 +22,10 @@ const USAGE = `usage: npm run bench -- [options]
 
   --sizes <NxS,...>   generated fleets: N clusters in full mesh x S services each (default 5x100,10x250,20x250,20x500)
   --runs <list>       of cold,nochange,onechange (default all three)
+  --rounds <n>        every size's runs n times, each round in a fresh repository, the sizes in
+                      alternating order (as given, reversed, as given, ...); the targets use each
+                      figure's median over the rounds, the peak RSS the largest (default 3). The
+                      delivery units and the Flux phase are measured in the first round only
   --no-example        skip the repository's example fleet (clusters/fleet.ts)
   --flux-size <NxS>   one of --sizes whose first cluster's units the real Flux kustomize-controller
                       reconciles after the synth runs (default 10x250 when that size runs)
@@ -38,6 +42,14 @@ const USAGE = `usage: npm run bench -- [options]
   -h, --help          show this help`;
 
 const DEFAULT_SIZES = '5x100,10x250,20x250,20x500';
+
+/**
+ * Rounds of every size's runs. One pair of cold runs on this 2-core VM gave a 20x250 -> 20x500 CPU
+ * ratio anywhere from 1.55x to 2.25x (the kernel's share varies most: fresh pages the hypervisor must
+ * back, a file system still discarding earlier deletions); the median of three rounds in alternating
+ * order is what the targets read (docs/benchmark.md, "Rounds").
+ */
+const DEFAULT_ROUNDS = 3;
 
 /** The scratch directory: `--dir`, created when missing, or the OS temp dir. */
 function scratchDir(dir: string | undefined): string {
@@ -74,6 +86,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       sizes: { type: 'string', default: DEFAULT_SIZES },
       runs: { type: 'string', default: SYNTH_RUNS.join(',') },
+      rounds: { type: 'string', default: String(DEFAULT_ROUNDS) },
       'no-example': { type: 'boolean', default: false },
       'flux-size': { type: 'string' },
       'no-flux': { type: 'boolean', default: false },
@@ -126,25 +139,33 @@ async function main(argv: string[]): Promise<number> {
         fluxSkipped = fluxBinariesMissing();
         if (fluxSkipped !== undefined) fluxFor = undefined;
       }
-      for (const [i, shape] of shapes.entries()) {
-        const label = shape === 'example' ? 'example fleet' : `${shape.clusters}x${shape.services}`;
-        process.stderr.write(`bench: ${label}: generating and running ${runs.join(', ')}...\n`);
-        const workDir = join(workRoot, `${i}-${label.replace(/\s/g, '-')}`);
-        synth.push(...(await benchSynth(shape, {
-          workDir,
-          runs,
-          code,
-          // Every size's repository stays until the whole bench is done (the finally below removes them):
-          // deleting 274,000-545,000 files just before the next size's cold run made that run measure the
-          // file system's inode allocation after a mass deletion (docs/benchmark.md, "Reading the figures").
-          keep: true,
-          onResult: (m) => process.stderr.write(`bench: ${m.size} ${m.run}: exit ${m.exitCode}, ${(m.wallMs / 1000).toFixed(2)} s wall, ${m.writes.written} files written${m.error ? `: ${m.error}` : ''}\n`),
-          onDelivery: (d) => delivery.push(d),
-          ...(shape !== 'example' && sizeLabel(shape) === fluxFor
-            ? { flux: { source: clusterNames(shape.clusters)[0]!, onResult: (f: FluxMeasurement) => flux.push(f), log: (line: string) => process.stderr.write(`${line}\n`) } }
-            : {}),
-        })));
+      const rounds = positiveInt('rounds', values.rounds);
+      for (let round = 1; round <= rounds; round++) {
+        // Alternating order, so that a machine drifting during the bench does not favour one size.
+        const ordered = round % 2 === 1 ? [...shapes.entries()] : [...shapes.entries()].reverse();
+        for (const [i, shape] of ordered) {
+          const label = shape === 'example' ? 'example fleet' : `${shape.clusters}x${shape.services}`;
+          const first = round === 1;
+          process.stderr.write(`bench: ${label}${rounds > 1 ? ` (round ${round} of ${rounds})` : ''}: generating and running ${runs.join(', ')}...\n`);
+          const workDir = join(workRoot, `${first ? '' : `r${round}-`}${i}-${label.replace(/\s/g, '-')}`);
+          synth.push(...(await benchSynth(shape, {
+            workDir,
+            runs,
+            code,
+            round,
+            // Every size's repository stays until the whole bench is done (the finally below removes them):
+            // deleting 274,000-545,000 files just before the next size's cold run made that run measure the
+            // file system's inode allocation after a mass deletion (docs/benchmark.md, "Reading the figures").
+            keep: true,
+            onResult: (m) => process.stderr.write(`bench: ${m.size} ${m.run}${rounds > 1 ? ` (round ${m.round})` : ''}: exit ${m.exitCode}, ${(m.wallMs / 1000).toFixed(2)} s wall, ${m.writes.written} files written${m.error ? `: ${m.error}` : ''}\n`),
+            ...(first ? { onDelivery: (d: DeliveryMeasurement) => delivery.push(d) } : {}),
+            ...(first && shape !== 'example' && sizeLabel(shape) === fluxFor
+              ? { flux: { source: clusterNames(shape.clusters)[0]!, onResult: (f: FluxMeasurement) => flux.push(f), log: (line: string) => process.stderr.write(`${line}\n`) } }
+              : {}),
+          })));
+        }
       }
+      synth = sortedRuns(synth, shapes.map((s) => (s === 'example' ? 'example' : sizeLabel(s))));
       out();
       out(synthTable(synth));
       out();

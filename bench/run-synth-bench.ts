@@ -27,11 +27,15 @@ export interface SynthMeasurement {
   /** `5x100`, or `example` for the repository's example fleet. */
   readonly size: string;
   readonly run: SynthRun;
+  /** Which round of the size's runs (1 = the first; main.ts `--rounds`). */
+  readonly round: number;
   readonly exitCode: number | null;
   readonly error?: string;
   /** Spawn to exit, as the parent saw it, ms. */
   readonly wallMs: number;
   readonly cpuMs: number;
+  /** The part of {@link cpuMs} spent in the kernel (file system, page faults). */
+  readonly cpuSystemMs: number;
   readonly peakRssMiB: number;
   /** Node (+ tsx with --tsx) and module loading before runSynth, ms. */
   readonly startupMs: number;
@@ -73,16 +77,18 @@ async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnap
   return { child, exitCode, wallMs, after: snapshotTree(repo.dir, before) };
 }
 
-function toMeasurement(size: string, run: SynthRun, m: Awaited<ReturnType<typeof measureRun>>, before: TreeSnapshot, logFile: string, note?: string): SynthMeasurement {
+function toMeasurement(size: string, run: SynthRun, round: number, m: Awaited<ReturnType<typeof measureRun>>, before: TreeSnapshot, logFile: string, note?: string): SynthMeasurement {
   const c = m.child;
   const error = c?.error ?? (m.exitCode !== 0 ? `exit ${m.exitCode}: ${logTail(logFile)}` : undefined);
   return {
     size,
     run,
+    round,
     exitCode: m.exitCode,
     ...(error !== undefined ? { error } : {}),
     wallMs: m.wallMs,
     cpuMs: c?.cpuMs ?? NaN,
+    cpuSystemMs: c?.cpuSystemMs ?? NaN,
     peakRssMiB: c ? c.maxRssKiB / 1024 : NaN,
     startupMs: c?.startupMs ?? NaN,
     synthMs: c?.synthMs ?? NaN,
@@ -130,6 +136,8 @@ export interface BenchSynthProps {
   readonly runs: readonly SynthRun[];
   /** Which code the synth child runs: compiled lib/ (as `npm run synth`; see compiled-lib.ts) or the sources through tsx. @default 'compiled' */
   readonly code?: SynthCode;
+  /** Which round of the size's runs this is (main.ts `--rounds`), recorded in each measurement. @default 1 */
+  readonly round?: number;
   /** Keep the generated repository. @default false */
   readonly keep?: boolean;
   /** Told each measurement as soon as it exists. @default none */
@@ -160,7 +168,7 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
       if (note !== undefined) before = snapshotTree(repo.dir, before);
       const logFile = join(props.workDir, `${run}.log`);
       const m = await measureRun(repo, logFile, before, props.code ?? 'compiled');
-      const measurement = toMeasurement(size, run, m, before, logFile, note);
+      const measurement = toMeasurement(size, run, props.round ?? 1, m, before, logFile, note);
       if (props.runs.includes(run)) {
         results.push(measurement);
         props.onResult?.(measurement);

@@ -19,8 +19,8 @@ test('bench --dir: a folder that does not exist is created; a file there is exit
     const file = join(scratch, 'file');
     writeFileSync(file, 'x');
     // WHEN the smallest benchmark runs in each (kept, so the folder shows it was used)
-    const created = bench(['--dir', missing, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--keep']);
-    const blocked = bench(['--dir', join(file, 'sub'), '--no-example', '--sizes', '2x1', '--runs', 'cold']);
+    const created = bench(['--dir', missing, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--rounds', '1', '--keep']);
+    const blocked = bench(['--dir', join(file, 'sub'), '--no-example', '--sizes', '2x1', '--runs', 'cold', '--rounds', '1']);
     // THEN the first ran there; the second says what is wrong with --dir
     assert.equal(created.status, 0, created.stderr);
     assert.ok(existsSync(missing));
@@ -33,23 +33,31 @@ test('bench --dir: a folder that does not exist is created; a file there is exit
   }
 });
 
-test('bench runs synth from the compiled lib/ by default and from the sources with --tsx; a bad --flux-size is exit 2', () => {
+test('bench runs synth from the compiled lib/ by default and from the sources with --tsx, each size --rounds times; a bad --flux-size or --rounds is exit 2', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-bench-code-'));
   try {
-    // GIVEN the smallest fleet WHEN it runs once compiled and once with --tsx
-    const compiled = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--json', join(scratch, 'compiled.json')]);
-    const sources = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--tsx', '--json', join(scratch, 'tsx.json')]);
+    // GIVEN the smallest fleets WHEN they run compiled in two rounds, and once with --tsx
+    const compiled = bench(['--dir', scratch, '--no-example', '--sizes', '2x1,2x2', '--runs', 'cold', '--rounds', '2', '--json', join(scratch, 'compiled.json')]);
+    const sources = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--runs', 'cold', '--rounds', '1', '--tsx', '--json', join(scratch, 'tsx.json')]);
     const badFlux = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--flux-size', '3x1']);
+    const badRounds = bench(['--dir', scratch, '--no-example', '--sizes', '2x1', '--rounds', '0']);
     // THEN both synthesise, each says which code it ran, the JSON records it; no Flux phase for a size other than 10x250
     assert.equal(compiled.status, 0, compiled.stderr);
     assert.match(compiled.stdout, /^synth: +the compiled code \(lib\/pipeline\/run-synth\.js\)/m);
-    assert.equal(JSON.parse(readFileSync(join(scratch, 'compiled.json'), 'utf8')).code, 'compiled');
+    const results = JSON.parse(readFileSync(join(scratch, 'compiled.json'), 'utf8')) as { code: string; synth: { size: string; run: string; round: number }[]; delivery: unknown[] };
+    assert.equal(results.code, 'compiled');
+    // Every size's cold run in each round, the table's order; the delivery units measured in the first round only.
+    assert.deepEqual(results.synth.map((m) => `${m.size} ${m.run} ${m.round}`), ['2x1 cold 1', '2x1 cold 2', '2x2 cold 1', '2x2 cold 2']);
+    assert.equal(results.delivery.length, 2);
+    assert.match(compiled.stderr, /^bench: 2x2 \(round 2 of 2\): generating[^\n]*\n(?:.*\n)*?bench: 2x1 \(round 2 of 2\): generating/m, 'the second round runs the sizes in reverse order');
     assert.equal(sources.status, 0, sources.stderr);
     assert.match(sources.stdout, /^synth: +the TypeScript sources through tsx/m);
     assert.equal(JSON.parse(readFileSync(join(scratch, 'tsx.json'), 'utf8')).code, 'tsx');
     assert.doesNotMatch(compiled.stdout, /Flux reconcile/);
     assert.equal(badFlux.status, 2);
     assert.match(badFlux.stderr, /^error: --flux-size 3x1 is not one of --sizes \(2x1\)/m);
+    assert.equal(badRounds.status, 2);
+    assert.match(badRounds.stderr, /^error: --rounds must be a positive whole number, not "0"/m);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -62,10 +70,10 @@ test('bench from a clean clone without the test binaries: the Flux phase and the
     const env: NodeJS.ProcessEnv = { ...process.env, KUBE_TEST_BINS_CACHE: join(scratch, 'empty-cache') };
     for (const k of ['KUBE_TEST_ASSETS', 'FLUX_TEST_ASSETS', 'KUBECTL']) delete env[k];
     // WHEN the bench runs a size with the Flux phase
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/main.ts', '--dir', scratch, '--no-example', '--sizes', '2x1', '--flux-size', '2x1', '--runs', 'cold'], { encoding: 'utf8', env });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/main.ts', '--dir', scratch, '--no-example', '--sizes', '2x1', '--flux-size', '2x1', '--runs', 'cold', '--rounds', '1'], { encoding: 'utf8', env });
     // THEN it succeeds, says how to build them, and built nothing into the cache
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^2x1 +cold +0 /m);
+    assert.match(r.stdout, /^2x1 +cold +1 +0 /m);
     assert.match(r.stdout, /^Flux reconcile: skipped: .*run bash test\/harness\/build-kube-bins\.sh and bash test\/harness\/build-flux-controller\.sh/m);
     assert.match(r.stdout, /kubectl not built: run bash test\/harness\/build-kube-bins\.sh/);
     assert.ok(!existsSync(join(scratch, 'empty-cache')) || readdirSync(join(scratch, 'empty-cache')).every((f) => f.startsWith('.')), 'nothing built');

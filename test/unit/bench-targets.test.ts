@@ -1,14 +1,15 @@
 /** The benchmark's target lines (issue 18) and its --flux-size option: evaluated from given figures, no timing. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { doubleInputLines, meshMirrors, targetLines } from '../../bench/bench-targets.js';
+import { doubleInputLines, median, meshMirrors, summarize, targetLines } from '../../bench/bench-targets.js';
+import { sortedRuns } from '../../bench/synth-table.js';
 import { fluxSize, parseSizes, UsageError } from '../../bench/bench-options.js';
 import type { SynthMeasurement, SynthRun } from '../../bench/run-synth-bench.js';
 import type { DeliveryMeasurement } from '../../bench/delivery-bench.js';
 
 function run(size: string, kind: SynthRun, wallS: number, cpuS: number, extra: Partial<SynthMeasurement> = {}): SynthMeasurement {
   return {
-    size, run: kind, exitCode: 0, wallMs: wallS * 1000, cpuMs: cpuS * 1000, peakRssMiB: 500, startupMs: 100, synthMs: wallS * 900, stages: {},
+    size, run: kind, round: 1, exitCode: 0, wallMs: wallS * 1000, cpuMs: cpuS * 1000, cpuSystemMs: cpuS * 300, peakRssMiB: 500, startupMs: 100, synthMs: wallS * 900, stages: {},
     writes: { written: 0, bytes: 0, changed: 0, files: 1000, changedPaths: [] }, ...extra,
   };
 }
@@ -56,6 +57,47 @@ test('GIVEN 10x250, 20x250 and 20x500 runs WHEN twice the input is checked THEN 
   assert.equal(lines.filter((l) => /MET/.test(l)).length, 2, lines.join('\n'));
   assert.ok(!lines.some((l) => /20x250 -> 20x500, cold.*nochange|nochange.*cold/.test(l)), 'a cold run is never compared with a no-change run');
   assert.equal(meshMirrors('20x500'), 190_000);
+});
+
+test('GIVEN three rounds WHEN twice the input is checked THEN the medians are compared (one noisy pair does not decide), with the user and kernel parts beside them', () => {
+  const ok = [
+    run('20x250', 'cold', 8, 10, { round: 1, cpuSystemMs: 3000 }),
+    run('20x500', 'cold', 20, 25, { round: 1, cpuSystemMs: 9000 }), // this pair alone: 2.50x
+    run('20x500', 'cold', 16, 21, { round: 2, cpuSystemMs: 6000 }),
+    run('20x250', 'cold', 9, 11, { round: 2, cpuSystemMs: 3000 }),
+    run('20x250', 'cold', 11, 14, { round: 3, cpuSystemMs: 4000 }),
+    run('20x500', 'cold', 15, 19, { round: 3, cpuSystemMs: 5000 }),
+  ];
+  const lines = doubleInputLines(ok);
+  // Medians: cpu 11 -> 21 s (1.91x); user 8 -> 15 s (1.88x); sys 3 -> 6 s (2.00x); wall 9 -> 16 s.
+  assert.match(line(lines, /20x250 -> 20x500, cold/), /^MET .*cpu 1\.91x \(user 1\.88x, sys 2\.00x; medians of 10\.00, 11\.00, 14\.00 -> 25\.00, 21\.00, 19\.00 s\), wall 1\.78x/);
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+  const [s] = summarize([run('5x100', 'cold', 1, 1, { round: 2 }), run('5x100', 'cold', 3, 3, { round: 1 }), run('5x100', 'cold', 2, 2, { round: 3, exitCode: 1 })]);
+  assert.deepEqual(s!.rounds.map((r) => r.round), [1, 2], 'a failed run is left out; the rest in round order');
+  assert.equal(s!.wallMs, 2000);
+});
+
+test('GIVEN three rounds of 20x500 WHEN the quick targets are evaluated THEN the median wall decides, but a round that wrote what it should not fails the target', () => {
+  const wrote = { writes: { written: 1, bytes: 5, changed: 0, files: 9, changedPaths: [] } };
+  const lines = targetLines([
+    run('20x500', 'nochange', 1.0, 1, { round: 1 }),
+    run('20x500', 'nochange', 9.0, 1, { round: 2 }),
+    run('20x500', 'nochange', 1.2, 1, { round: 3, ...wrote }),
+    run('20x500', 'cold', 40, 40, { round: 1 }),
+    run('20x500', 'cold', 20, 20, { round: 2 }),
+    run('20x500', 'cold', 25, 25, { round: 3 }),
+  ], []);
+  assert.match(line(lines, /20x500 no-change/), /^ {2}NOT MET .*: 1\.20 s \(median of 1\.00, 9\.00, 1\.20 s\).*1 written \(round 3\)/);
+  assert.match(line(lines, /20x500 cold synth < 30 s/), /^ {2}MET .*25\.00 s \(median of 40\.00, 20\.00, 25\.00 s\)/);
+});
+
+test('the table rows: by size in the given order, then cold, nochange, onechange, then round', () => {
+  const rows = sortedRuns([
+    run('20x500', 'onechange', 1, 1, { round: 1 }), run('20x250', 'cold', 1, 1, { round: 2 }), run('20x500', 'cold', 1, 1, { round: 2 }),
+    run('20x250', 'cold', 1, 1, { round: 1 }), run('20x500', 'cold', 1, 1, { round: 1 }),
+  ], ['20x250', '20x500']);
+  assert.deepEqual(rows.map((m) => `${m.size} ${m.run} ${m.round}`), ['20x250 cold 1', '20x250 cold 2', '20x500 cold 1', '20x500 cold 2', '20x500 onechange 1']);
 });
 
 test('--flux-size: 10x250 by default when it runs, none otherwise; a size not among --sizes or next to --no-flux is a usage error', () => {
