@@ -64,7 +64,7 @@ export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapsho
     return { service: { cluster, namespace, name } };
   }
   // Neither listed nor a mirror: a mistyped name, or a service that no selector matched (a forgotten export label).
-  const known = [...(snapshot.targets[cluster]?.services.map((s) => `${s.namespace}/${s.name}`) ?? []), ...mirrorKeys(cluster, before)];
+  const known = [...(snapshot.targets[cluster]?.services.map((s) => `${s.namespace}/${s.name}`) ?? []), ...mirrorKeys(cluster, before, plan)];
   const suggestion = didYouMean(key, known);
   const links = spec.links.filter((l) => l.target === cluster);
   const why = links.length === 0
@@ -96,12 +96,18 @@ function mirrorOriginOf(cluster: string, key: string, spec: FleetSpec, owners: P
   return undefined;
 }
 
-/** `namespace/name` of the mirror Services in `cluster`'s committed folder. */
-function mirrorKeys(cluster: string, before: FileTree): string[] {
-  const out: string[] = [];
+/**
+ * `namespace/name` of the mirror Services of source `cluster`: every Service the plan puts there (a
+ * headless mirror's per-pod Services too: they share the mirror's file, so no file is named after
+ * them), and those named by the files of its committed folder (a plan that failed lists none).
+ */
+function mirrorKeys(cluster: string, before: FileTree, plan: FleetPlan | CompileError): string[] {
+  const out = new Set<string>();
+  const units = 'plans' in plan ? (plan.plans.find((p) => p.source === cluster)?.units ?? []) : [];
+  for (const u of units) for (const n of u.serviceNames) out.add(`${u.namespace}/${n}`);
   for (const path of before.keys()) {
     const m = SERVICE_FILE.exec(path);
-    if (m && m[1] === cluster) out.push(`${m[2]}/${m[3]}`);
+    if (m && m[1] === cluster) out.add(`${m[2]}/${m[3]}`);
   }
-  return out;
+  return [...out];
 }

@@ -321,6 +321,10 @@ describe('the explain command', () => {
     const typo = mirrorc(['explain', 'tgt/shop/wbe', '--fleet', fleetFile, '--lock', lockFile, '--out', outDir]);
     assert.equal(typo.status, ExitCode.INVALID_INPUT);
     assert.match(typo.stderr, /^error: no service tgt\/shop\/wbe in the lock or the output; did you mean tgt\/shop\/web\?/);
+    // A per-pod mirror Service has no file of its own (it is a document of its headless mirror's file): still suggested.
+    const perPod = mirrorc(['explain', 'src/db/zk-1-tgx', '--fleet', fleetFile, '--lock', lockFile, '--out', outDir]);
+    assert.equal(perPod.status, ExitCode.INVALID_INPUT);
+    assert.match(perPod.stderr, /^error: no service src\/db\/zk-1-tgx in the lock or the output; did you mean src\/db\/zk-1-tgt\?/);
     const cluster = mirrorc(['explain', 'tgtt/shop/web', '--fleet', fleetFile, '--lock', lockFile, '--out', outDir]);
     assert.equal(cluster.status, ExitCode.INVALID_INPUT);
     assert.match(cluster.stderr, /no cluster "tgtt" in the fleet; did you mean "tgt"\?/);
