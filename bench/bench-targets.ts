@@ -8,8 +8,9 @@
  *   load inflates wall time; the wall ratio is printed beside it);
  * - every delivery unit renders with kustomize in < 5 s (the largest unit, for every size).
  *
- * With several rounds (main.ts `--rounds`) each time is the median over the rounds, a written-files
- * check must hold in every round, and the peak RSS is the largest of every run.
+ * With several rounds (main.ts `--rounds`) each time is the median over the rounds that succeeded, a
+ * round that failed fails its target, a written-files check must hold in every round, and the peak
+ * RSS is the largest of every run.
  * A target whose figure was not measured says so (`NOT MEASURED`) rather than vanishing.
  */
 import { count, seconds } from './format-table.js';
@@ -44,13 +45,15 @@ export function meshMirrors(size: string): number | undefined {
   return s ? s.clusters * (s.clusters - 1) * s.services : undefined;
 }
 
-/** One run kind of one size over its rounds (successful runs only): the median times. */
+/** One run kind of one size over its rounds: the median times of the rounds that succeeded, and those that failed. */
 export interface RunSummary {
   readonly size: string;
   readonly run: SynthRun;
-  /** The rounds' measurements, in round order. */
+  /** The measurements of the rounds that succeeded (exit 0), in round order. */
   readonly rounds: readonly SynthMeasurement[];
-  /** Medians over the rounds. */
+  /** The rounds that failed (a non-zero exit): any of them fails the target. */
+  readonly failed: readonly SynthMeasurement[];
+  /** Medians over the rounds that succeeded (NaN when none did). */
   readonly wallMs: number;
   readonly cpuMs: number;
   /** Median of the CPU time outside the kernel (cpu - sys). */
@@ -58,26 +61,29 @@ export interface RunSummary {
   readonly systemMs: number;
 }
 
-/** The median of `values` (the mean of the middle two for an even count). */
+/** The median of `values` (the mean of the middle two for an even count; NaN for none). */
 export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** The successful runs of `synth` grouped by size and run kind, in first-seen order. */
+/** The runs of `synth` grouped by size and run kind, in first-seen order. */
 export function summarize(synth: readonly SynthMeasurement[]): RunSummary[] {
   const groups = new Map<string, SynthMeasurement[]>();
-  for (const m of synth.filter((x) => x.exitCode === 0)) {
+  for (const m of synth) {
     const key = `${m.size} ${m.run}`;
     groups.set(key, [...(groups.get(key) ?? []), m]);
   }
   return [...groups.values()].map((ms) => {
-    const rounds = [...ms].sort((a, b) => a.round - b.round);
+    const all = [...ms].sort((a, b) => a.round - b.round);
+    const rounds = all.filter((m) => m.exitCode === 0);
     return {
-      size: rounds[0]!.size,
-      run: rounds[0]!.run,
+      size: all[0]!.size,
+      run: all[0]!.run,
       rounds,
+      failed: all.filter((m) => m.exitCode !== 0),
       wallMs: median(rounds.map((m) => m.wallMs)),
       cpuMs: median(rounds.map((m) => m.cpuMs)),
       userMs: median(rounds.map((m) => m.cpuMs - m.cpuSystemMs)),
@@ -91,32 +97,49 @@ function medianText(ms: number, rounds: readonly number[]): string {
   return rounds.length > 1 ? `${seconds(ms)} s (median of ${rounds.map((r) => seconds(r)).join(', ')} s)` : `${seconds(ms)} s`;
 }
 
+/** `; round 2 failed (exit 1)` for each failed round of `s`, or nothing. */
+function failures(s: RunSummary): string {
+  return s.failed.map((m) => `; round ${m.round} failed (exit ${m.exitCode})`).join('');
+}
+
+/** The median wall time of `s` and its rounds, or that no round succeeded. */
+function wallText(s: RunSummary): string {
+  return s.rounds.length > 0 ? medianText(s.wallMs, s.rounds.map((r) => r.wallMs)) : 'no round succeeded';
+}
+
 /** The lines of the issue's targets, in the issue's order, then the same checks for the other sizes. */
 export function targetLines(synth: readonly SynthMeasurement[], delivery: readonly DeliveryMeasurement[]): string[] {
-  const ok = synth.filter((m) => m.exitCode === 0);
-  const summaries = summarize(ok);
+  const summaries = summarize(synth);
   const find = (size: string, run: string): RunSummary | undefined => summaries.find((m) => m.size === size && m.run === run);
   const lines: string[] = [];
+  const severalRounds = synth.some((m) => m.round > 1);
   const quick = (s: RunSummary | undefined, run: 'nochange' | 'onechange', size: string): string => {
     const what = run === 'nochange' ? 'no-change re-synth < 3 s wall, writing nothing' : 'one changed service < 3 s wall, writing only the files it changes';
     if (!s) return `${NOT_MEASURED} ${size} ${what}`;
-    // Every round must write only what it should, not just the median one.
-    const writesOk = s.rounds.every((m) => (run === 'nochange' ? m.writes.written === 0 : m.writes.written === m.writes.changed));
-    const m = s.rounds.find((r) => (run === 'nochange' ? r.writes.written !== 0 : r.writes.written !== r.writes.changed)) ?? s.rounds[0]!;
-    const where = s.rounds.length > 1 ? ` (round ${m.round})` : '';
-    const detail = run === 'nochange' ? `${count(m.writes.written)} written${where}` : `${count(m.writes.written)} files written, ${count(m.writes.changed)} with new content${where}, for: ${m.note ?? '?'}`;
-    return `${verdict(s.wallMs < QUICK_RUN_MS && writesOk)} ${size} ${what}: ${medianText(s.wallMs, s.rounds.map((r) => r.wallMs))}, cpu ${seconds(s.cpuMs)} s; ${detail}`;
+    // Every round must write only what it should, not just the median one: the line shows the first that did not.
+    const wrong = (m: SynthMeasurement): boolean => (run === 'nochange' ? m.writes.written !== 0 : m.writes.written !== m.writes.changed);
+    const bad = s.rounds.find(wrong);
+    const m = bad ?? s.rounds[0];
+    const where = bad && severalRounds ? ` (round ${bad.round})` : '';
+    const detail = m === undefined ? '' : run === 'nochange'
+      ? `; ${count(m.writes.written)} written${where}`
+      : `; ${count(m.writes.written)} files written, ${count(m.writes.changed)} with new content${where}, for: ${m.note ?? '?'}`;
+    const ok = s.failed.length === 0 && s.rounds.length > 0 && s.wallMs < QUICK_RUN_MS && bad === undefined;
+    return `${verdict(ok)} ${size} ${what}: ${wallText(s)}${s.rounds.length > 0 ? `, cpu ${seconds(s.cpuMs)} s` : ''}${detail}${failures(s)}`;
   };
 
   lines.push(`issue 18 targets (${TARGET_SIZE} full mesh):`);
   lines.push(`  ${quick(find(TARGET_SIZE, 'nochange'), 'nochange', TARGET_SIZE)}`);
   lines.push(`  ${quick(find(TARGET_SIZE, 'onechange'), 'onechange', TARGET_SIZE)}`);
   const cold = find(TARGET_SIZE, 'cold');
-  lines.push(`  ${cold ? verdict(cold.wallMs < COLD_RUN_MS) : NOT_MEASURED} ${TARGET_SIZE} cold synth < 30 s wall${cold ? `: ${medianText(cold.wallMs, cold.rounds.map((r) => r.wallMs))}, cpu ${seconds(cold.cpuMs)} s` : ''}`);
-  const big = ok.filter((m) => m.size === TARGET_SIZE && !Number.isNaN(m.peakRssMiB));
+  const coldOk = cold !== undefined && cold.failed.length === 0 && cold.rounds.length > 0 && cold.wallMs < COLD_RUN_MS;
+  lines.push(`  ${cold ? verdict(coldOk) : NOT_MEASURED} ${TARGET_SIZE} cold synth < 30 s wall${cold ? `: ${wallText(cold)}${cold.rounds.length > 0 ? `, cpu ${seconds(cold.cpuMs)} s` : ''}${failures(cold)}` : ''}`);
+  // Every run that reported its peak, a failed one too (a run killed for its memory is the one this is about).
+  const big = synth.filter((m) => m.size === TARGET_SIZE && !Number.isNaN(m.peakRssMiB));
   const peak = big.reduce<SynthMeasurement | undefined>((a, m) => (a === undefined || m.peakRssMiB > a.peakRssMiB ? m : a), undefined);
-  lines.push(`  ${peak ? verdict(peak.peakRssMiB < PEAK_RSS_MIB) : NOT_MEASURED} ${TARGET_SIZE} peak RSS < 1 GiB (every run)${peak ? `: ${count(peak.peakRssMiB)} MiB (${peak.run}; ${big.map((m) => `${m.run} ${count(m.peakRssMiB)}`).join(', ')})` : ''}`);
-  lines.push(...doubleInputLines(ok).map((l) => `  ${l}`));
+  const runName = (m: SynthMeasurement): string => (severalRounds ? `${m.run} r${m.round}` : m.run);
+  lines.push(`  ${peak ? verdict(peak.peakRssMiB < PEAK_RSS_MIB) : NOT_MEASURED} ${TARGET_SIZE} peak RSS < 1 GiB (every run)${peak ? `: ${count(peak.peakRssMiB)} MiB (${runName(peak)}; ${big.map((m) => `${runName(m)} ${count(m.peakRssMiB)}`).join(', ')})` : ''}`);
+  lines.push(...doubleInputLines(synth).map((l) => `  ${l}`));
   const unit = delivery.find((d) => d.size === TARGET_SIZE);
   lines.push(`  ${deliveryLine(unit, TARGET_SIZE)}`);
 
@@ -128,10 +151,13 @@ export function targetLines(synth: readonly SynthMeasurement[], delivery: readon
     const d = delivery.find((x) => x.size === size);
     if (d) lines.push(`  ${deliveryLine(d, size)}`);
     const example = size === 'example' ? find(size, 'cold') : undefined;
-    if (example) lines.push(`  ${verdict(example.wallMs < 1000)} example fleet end to end < 1 s wall (issue 9): ${medianText(example.wallMs, example.rounds.map((r) => r.wallMs))}`);
+    if (example) lines.push(`  ${verdict(example.failed.length === 0 && example.rounds.length > 0 && example.wallMs < 1000)} example fleet end to end < 1 s wall (issue 9): ${wallText(example)}${failures(example)}`);
   }
-  const changed = ok.filter((m) => m.run === 'onechange' && m.round === 1);
-  for (const m of changed) lines.push(`  ${m.size} one-change new content: ${m.writes.changedPaths.join(', ')}${m.writes.changed > m.writes.changedPaths.length ? ', ...' : ''}`);
+  // The files of the first round whose one-change succeeded (every round changes the same service).
+  for (const s of summaries.filter((x) => x.run === 'onechange' && x.rounds.length > 0)) {
+    const m = s.rounds[0]!;
+    lines.push(`  ${m.size} one-change new content${severalRounds ? ` (round ${m.round})` : ''}: ${m.writes.changedPaths.join(', ')}${m.writes.changed > m.writes.changedPaths.length ? ', ...' : ''}`);
+  }
   return lines;
 }
 
@@ -147,9 +173,9 @@ function deliveryLine(d: DeliveryMeasurement | undefined, size: string): string 
  * beside it, as is the wall ratio). Pairs whose N x S doubles while the mirrors do not (more
  * clusters: the mesh grows quadratically) are printed as information, with the time per mirror.
  */
-export function doubleInputLines(ok: readonly SynthMeasurement[]): string[] {
+export function doubleInputLines(synth: readonly SynthMeasurement[]): string[] {
   const lines: string[] = [];
-  const summaries = summarize(ok);
+  const summaries = summarize(synth).filter((s) => s.rounds.length > 0);
   const runs = [...new Set(summaries.map((m) => m.run))];
   let pairs = 0;
   for (const run of runs) {
@@ -167,7 +193,8 @@ export function doubleInputLines(ok: readonly SynthMeasurement[]): string[] {
           const figures = a.rounds.length > 1 || b.rounds.length > 1
             ? `medians of ${each(a)} -> ${each(b)} s`
             : `${seconds(a.cpuMs)} -> ${seconds(b.cpuMs)} s`;
-          lines.push(`${verdict(cpu <= DOUBLE_INPUT_MAX_RATIO)} 2x the input (${a.size} -> ${b.size}, ${run}) <= 2.1x the time: cpu ${cpu.toFixed(2)}x (${parts}; ${figures}), wall ${wall.toFixed(2)}x`);
+          const failed = [a, b].flatMap((s) => s.failed.map((m) => `; ${s.size} round ${m.round} failed (exit ${m.exitCode})`)).join('');
+          lines.push(`${verdict(cpu <= DOUBLE_INPUT_MAX_RATIO && failed === '')} 2x the input (${a.size} -> ${b.size}, ${run}) <= 2.1x the time: cpu ${cpu.toFixed(2)}x (${parts}; ${figures}), wall ${wall.toFixed(2)}x${failed}`);
         } else if (sb.clusters * sb.services === 2 * sa.clusters * sa.services) {
           const perMirror = (b.cpuMs / mb) / (a.cpuMs / ma);
           lines.push(`(information) ${a.size} -> ${b.size} ${run}: N x S doubles but the mesh's mirrors grow ${(mb / ma).toFixed(2)}x; cpu ${cpu.toFixed(2)}x, cpu per mirror ${perMirror.toFixed(2)}x`);

@@ -24,7 +24,8 @@ const USAGE = `usage: npm run bench -- [options]
   --runs <list>       of cold,nochange,onechange (default all three)
   --rounds <n>        every size's runs n times, each round in a fresh repository, the sizes in
                       alternating order (as given, reversed, as given, ...); the targets use each
-                      figure's median over the rounds, the peak RSS the largest (default 3). The
+                      figure's median over the rounds, a failed round fails its target, the peak
+                      RSS is the largest (default 3). The
                       delivery units and the Flux phase are measured in the first round only
   --no-example        skip the repository's example fleet (clusters/fleet.ts)
   --flux-size <NxS>   one of --sizes whose first cluster's units the real Flux kustomize-controller
@@ -45,7 +46,7 @@ const DEFAULT_SIZES = '5x100,10x250,20x250,20x500';
 
 /**
  * Rounds of every size's runs. One pair of cold runs on this 2-core VM gave a 20x250 -> 20x500 CPU
- * ratio anywhere from 1.55x to 2.25x (the kernel's share varies most: fresh pages the hypervisor must
+ * ratio anywhere from 1.55x to 2.46x (the kernel's share varies most: fresh pages the hypervisor must
  * back, a file system still discarding earlier deletions); the median of three rounds in alternating
  * order is what the targets read (docs/benchmark.md, "Rounds").
  */

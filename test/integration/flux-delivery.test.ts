@@ -293,11 +293,13 @@ describe('Flux kustomize-controller syncs the output of synth, against real API 
       assert.notEqual((await london.kustomization('mirrorc-from-paris')).status?.lastAppliedRevision, revision);
       // AND the same revision announced correctly is applied
       assert.equal(await london.publish(ws!.dir, ['dist', 'delivery']), revision);
-      // (The requests only cut a refused Kustomization's retry wait short. The wait does not require them
-      // handled: the corrected artifact's own source event may reconcile a unit while its request is on
-      // the way, and in one CI run (2026-11-28 18:49) the unit then applied the revision but never
-      // recorded the request within 300 s. Applying `revision` proves the corrected artifact anyway: the
-      // refused one has the same revision and was never applied, as asserted above.)
+      // (The requests wake the Kustomizations that wait out a retry after the refusal. The wait does not
+      // require them handled: in one CI run (2026-11-28 18:49, main e54faf7) unit mirrorc-from-paris
+      // applied the revision but had not recorded its request 300 s later, while mirrorc and
+      // mirrorc-units were reconciling and re-applying the unit Kustomizations; why the request was not
+      // recorded is not established. Applying `revision` proves the corrected artifact anyway: the
+      // refused one has the same revision, fails its digest on every fetch, and was never applied, as
+      // asserted above.)
       for (const name of [FLUX_KUSTOMIZATION_NAME, FLUX_UNITS_KUSTOMIZATION_NAME, ...unitNames('london')]) await london.requestReconcile(name, 'correct-digest');
       await assertSynced('london', await waitForUnits('london', revision));
       assert.ok((await managed('london')).has('Service/shop/fee-paris'));

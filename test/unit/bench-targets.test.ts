@@ -74,8 +74,9 @@ test('GIVEN three rounds WHEN twice the input is checked THEN the medians are co
   assert.equal(median([3, 1, 2]), 2);
   assert.equal(median([4, 1, 3, 2]), 2.5);
   const [s] = summarize([run('5x100', 'cold', 1, 1, { round: 2 }), run('5x100', 'cold', 3, 3, { round: 1 }), run('5x100', 'cold', 2, 2, { round: 3, exitCode: 1 })]);
-  assert.deepEqual(s!.rounds.map((r) => r.round), [1, 2], 'a failed run is left out; the rest in round order');
-  assert.equal(s!.wallMs, 2000);
+  assert.deepEqual(s!.rounds.map((r) => r.round), [1, 2], 'the rounds that succeeded, in round order');
+  assert.deepEqual(s!.failed.map((r) => r.round), [3], 'the failed round is kept apart');
+  assert.equal(s!.wallMs, 2000, 'the median of the rounds that succeeded');
 });
 
 test('GIVEN three rounds of 20x500 WHEN the quick targets are evaluated THEN the median wall decides, but a round that wrote what it should not fails the target', () => {
@@ -90,6 +91,27 @@ test('GIVEN three rounds of 20x500 WHEN the quick targets are evaluated THEN the
   ], []);
   assert.match(line(lines, /20x500 no-change/), /^ {2}NOT MET .*: 1\.20 s \(median of 1\.00, 9\.00, 1\.20 s\).*1 written \(round 3\)/);
   assert.match(line(lines, /20x500 cold synth < 30 s/), /^ {2}MET .*25\.00 s \(median of 40\.00, 20\.00, 25\.00 s\)/);
+});
+
+test('GIVEN three rounds in which one run failed WHEN the targets are evaluated THEN its target is NOT MET and says which round, the other rounds still give the figures', () => {
+  const changed = (paths: string[]) => ({ writes: { written: paths.length, bytes: 9, changed: paths.length, files: 1000, changedPaths: paths }, note: 'c02 port' });
+  const synth = [
+    run('20x250', 'cold', 7, 10, { round: 1 }), run('20x250', 'cold', 7, 10, { round: 2 }), run('20x250', 'cold', 7, 10, { round: 3 }),
+    run('20x500', 'cold', 14, 19, { round: 1 }), run('20x500', 'cold', 14, 19, { round: 2, exitCode: 1, peakRssMiB: 1100 }), run('20x500', 'cold', 14, 19, { round: 3 }),
+    run('20x500', 'onechange', 2, 3, { round: 1, exitCode: 1 }),
+    run('20x500', 'onechange', 2, 3, { round: 2, ...changed(['dist/c01/a.yaml']) }),
+    run('20x500', 'onechange', 2.2, 3, { round: 3, ...changed(['dist/c01/a.yaml']) }),
+  ];
+  const lines = targetLines(synth, []);
+  assert.match(line(lines, /20x500 one changed service/), /^ {2}NOT MET .*2\.10 s \(median of 2\.00, 2\.20 s\).*; round 1 failed \(exit 1\)$/);
+  assert.match(line(lines, /20x500 cold synth < 30 s/), /^ {2}NOT MET .*14\.00 s.*; round 2 failed \(exit 1\)$/);
+  // The failed run's peak counts (a run killed for its memory is what the target is about); rounds are named.
+  assert.match(line(lines, /peak RSS < 1 GiB/), /NOT MET .*1,100 MiB \(cold r2; cold r1 500, cold r2 1,100, cold r3 500/);
+  assert.match(line(lines, /2x the input \(20x250 -> 20x500, cold\)/), /^ {2}NOT MET .*cpu 1\.90x.*; 20x500 round 2 failed \(exit 1\)$/);
+  // The new content is listed from the first round whose one-change succeeded.
+  assert.match(line(lines, /one-change new content/), /^ {2}20x500 one-change new content \(round 2\): dist\/c01\/a\.yaml$/);
+  // A round that did what it should is not pointed at.
+  assert.doesNotMatch(line(lines, /20x500 one changed service/), /with new content \(round/);
 });
 
 test('the table rows: by size in the given order, then cold, nochange, onechange, then round', () => {
