@@ -97,14 +97,24 @@ function medianText(ms: number, rounds: readonly number[]): string {
   return rounds.length > 1 ? `${seconds(ms)} s (median of ${rounds.map((r) => seconds(r)).join(', ')} s)` : `${seconds(ms)} s`;
 }
 
-/** `; round 2 failed (exit 1)` for each failed round of `s`, or nothing. */
-function failures(s: RunSummary): string {
-  return s.failed.map((m) => `; round ${m.round} failed (exit ${m.exitCode})`).join('');
+/** `; round 2 failed (exit 1)` for each failed round of `s` (`label` before `round`), or nothing. */
+function failures(s: RunSummary, label = ''): string {
+  return s.failed.map((m) => `; ${label}round ${m.round} failed (exit ${m.exitCode})`).join('');
+}
+
+/** Whether every round of `s` succeeded (and there was one): a target's times count only then. */
+function allSucceeded(s: RunSummary): boolean {
+  return s.failed.length === 0 && s.rounds.length > 0;
 }
 
 /** The median wall time of `s` and its rounds, or that no round succeeded. */
 function wallText(s: RunSummary): string {
   return s.rounds.length > 0 ? medianText(s.wallMs, s.rounds.map((r) => r.wallMs)) : 'no round succeeded';
+}
+
+/** {@link wallText}, then the median CPU time when a round succeeded. */
+function timesText(s: RunSummary): string {
+  return `${wallText(s)}${s.rounds.length > 0 ? `, cpu ${seconds(s.cpuMs)} s` : ''}`;
 }
 
 /** The lines of the issue's targets, in the issue's order, then the same checks for the other sizes. */
@@ -124,16 +134,15 @@ export function targetLines(synth: readonly SynthMeasurement[], delivery: readon
     const detail = m === undefined ? '' : run === 'nochange'
       ? `; ${count(m.writes.written)} written${where}`
       : `; ${count(m.writes.written)} files written, ${count(m.writes.changed)} with new content${where}, for: ${m.note ?? '?'}`;
-    const ok = s.failed.length === 0 && s.rounds.length > 0 && s.wallMs < QUICK_RUN_MS && bad === undefined;
-    return `${verdict(ok)} ${size} ${what}: ${wallText(s)}${s.rounds.length > 0 ? `, cpu ${seconds(s.cpuMs)} s` : ''}${detail}${failures(s)}`;
+    const ok = allSucceeded(s) && s.wallMs < QUICK_RUN_MS && bad === undefined;
+    return `${verdict(ok)} ${size} ${what}: ${timesText(s)}${detail}${failures(s)}`;
   };
 
   lines.push(`issue 18 targets (${TARGET_SIZE} full mesh):`);
   lines.push(`  ${quick(find(TARGET_SIZE, 'nochange'), 'nochange', TARGET_SIZE)}`);
   lines.push(`  ${quick(find(TARGET_SIZE, 'onechange'), 'onechange', TARGET_SIZE)}`);
   const cold = find(TARGET_SIZE, 'cold');
-  const coldOk = cold !== undefined && cold.failed.length === 0 && cold.rounds.length > 0 && cold.wallMs < COLD_RUN_MS;
-  lines.push(`  ${cold ? verdict(coldOk) : NOT_MEASURED} ${TARGET_SIZE} cold synth < 30 s wall${cold ? `: ${wallText(cold)}${cold.rounds.length > 0 ? `, cpu ${seconds(cold.cpuMs)} s` : ''}${failures(cold)}` : ''}`);
+  lines.push(`  ${cold ? verdict(allSucceeded(cold) && cold.wallMs < COLD_RUN_MS) : NOT_MEASURED} ${TARGET_SIZE} cold synth < 30 s wall${cold ? `: ${timesText(cold)}${failures(cold)}` : ''}`);
   // Every run that reported its peak, a failed one too (a run killed for its memory is the one this is about).
   const big = synth.filter((m) => m.size === TARGET_SIZE && !Number.isNaN(m.peakRssMiB));
   const peak = big.reduce<SynthMeasurement | undefined>((a, m) => (a === undefined || m.peakRssMiB > a.peakRssMiB ? m : a), undefined);
@@ -151,7 +160,7 @@ export function targetLines(synth: readonly SynthMeasurement[], delivery: readon
     const d = delivery.find((x) => x.size === size);
     if (d) lines.push(`  ${deliveryLine(d, size)}`);
     const example = size === 'example' ? find(size, 'cold') : undefined;
-    if (example) lines.push(`  ${verdict(example.failed.length === 0 && example.rounds.length > 0 && example.wallMs < 1000)} example fleet end to end < 1 s wall (issue 9): ${wallText(example)}${failures(example)}`);
+    if (example) lines.push(`  ${verdict(allSucceeded(example) && example.wallMs < 1000)} example fleet end to end < 1 s wall (issue 9): ${wallText(example)}${failures(example)}`);
   }
   // The files of the first round whose one-change succeeded (every round changes the same service).
   for (const s of summaries.filter((x) => x.run === 'onechange' && x.rounds.length > 0)) {
@@ -193,7 +202,7 @@ export function doubleInputLines(synth: readonly SynthMeasurement[]): string[] {
           const figures = a.rounds.length > 1 || b.rounds.length > 1
             ? `medians of ${each(a)} -> ${each(b)} s`
             : `${seconds(a.cpuMs)} -> ${seconds(b.cpuMs)} s`;
-          const failed = [a, b].flatMap((s) => s.failed.map((m) => `; ${s.size} round ${m.round} failed (exit ${m.exitCode})`)).join('');
+          const failed = failures(a, `${a.size} `) + failures(b, `${b.size} `);
           lines.push(`${verdict(cpu <= DOUBLE_INPUT_MAX_RATIO && failed === '')} 2x the input (${a.size} -> ${b.size}, ${run}) <= 2.1x the time: cpu ${cpu.toFixed(2)}x (${parts}; ${figures}), wall ${wall.toFixed(2)}x${failed}`);
         } else if (sb.clusters * sb.services === 2 * sa.clusters * sa.services) {
           const perMirror = (b.cpuMs / mb) / (a.cpuMs / ma);

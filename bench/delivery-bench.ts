@@ -39,7 +39,6 @@ function unitObjects(dir: string): number {
   return n;
 }
 
-
 let kubectl: string | undefined | Error;
 
 /**

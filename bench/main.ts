@@ -25,8 +25,8 @@ const USAGE = `usage: npm run bench -- [options]
   --rounds <n>        every size's runs n times, each round in a fresh repository, the sizes in
                       alternating order (as given, reversed, as given, ...); the targets use each
                       figure's median over the rounds, a failed round fails its target, the peak
-                      RSS is the largest (default 3). The
-                      delivery units and the Flux phase are measured in the first round only
+                      RSS is the largest (default 3); the delivery units and the Flux phase are
+                      measured in the first round only
   --no-example        skip the repository's example fleet (clusters/fleet.ts)
   --flux-size <NxS>   one of --sizes whose first cluster's units the real Flux kustomize-controller
                       reconciles after the synth runs (default 10x250 when that size runs)
