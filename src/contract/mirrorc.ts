@@ -29,3 +29,14 @@ export const OBSERVER_NAMESPACE = 'mirrorc-system';
  * reserved for this service, e.g. `"31001"`; its mirror's endpoints point at the gateway on that port.
  */
 export const GATEWAY_PORT_ANNOTATION = 'mirrorc.io/gateway-port';
+/**
+ * The `kubernetes.io/service-name` of a **retired** EndpointSlice: a slice mirrorc wrote before, kept
+ * under its name but tied to no Service (a Service name cannot contain a `.`). Linkerd's destination
+ * dispatches a slice's update and deletion by this label (`endpoints_watcher.go`, `updateEndpointSlice`,
+ * `deleteEndpointSlice`), so the update that retires a slice and its later deletion never touch the
+ * address set of the mirror it served, where Kubernetes' slice of the same addresses stays
+ * (docs/migrate-from-linkerd-controller.md).
+ */
+export const RETIRED_SERVICE_NAME = 'retired.mirrorc.io';
+/** On a retired EndpointSlice: the mirror Service it served (its name is that mirror's slice name). */
+export const RETIRED_FROM_LABEL = 'mirrorc.io/retired-from';

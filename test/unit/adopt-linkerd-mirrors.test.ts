@@ -47,10 +47,23 @@ describe('adopting the mirrors of Linkerd\'s service-mirror controller', () => {
     assert.equal(svc.spec.clusterIP, undefined);
     assert.deepEqual(result.warnings.filter((w) => w.includes('web-paris')), []);
     assert.ok(result.planRows.some((r) => r.includes("adopted from Linkerd's service-mirror controller: london: 1 Service taken over in place (shop/web-paris)")), result.planRows.join('\n'));
-    // AND its Endpoints leave Kubernetes' mirrored slice in place (no skip-mirror) while mirrorc's own slice exists too
+    // AND its Endpoints are left to Kubernetes' EndpointSlice mirroring (no skip-mirror): Kubernetes' slice is the one
+    //     Linkerd's destination reads, as under Linkerd's controller
     const ep = objects.get('london/Endpoints/shop/web-paris');
     assert.equal(ep.metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined);
-    assert.ok(objects.get('london/EndpointSlice/shop/web-paris-ipv4'));
+    assert.equal(ep.subsets[0].addresses.length, 1, 'the Endpoints list the gateway');
+    // AND mirrorc's slice of that name is written retired: tied to no Service, no endpoints, so a slice mirrorc
+    //     wrote before is updated away from the mirror instead of deleted under it (src/compile/mirror-slices.ts)
+    const slice = objects.get('london/EndpointSlice/shop/web-paris-ipv4');
+    assert.equal(slice.metadata.labels['kubernetes.io/service-name'], 'retired.mirrorc.io');
+    assert.equal(slice.metadata.labels['mirrorc.io/retired-from'], 'web-paris');
+    assert.deepEqual(slice.endpoints, []);
+    assert.equal(slice.metadata.annotations, undefined);
+    // AND without adoption the same mirror has skip-mirror and a live slice of its own
+    const own = compileObjects(fleet(false), snapshot({ paris: target([service('shop', 'web')]) }, { london: source(['shop'], []) })).objects;
+    assert.equal(own.get('london/Endpoints/shop/web-paris').metadata.labels['endpointslice.kubernetes.io/skip-mirror'], 'true');
+    assert.equal(own.get('london/EndpointSlice/shop/web-paris-ipv4').metadata.labels['kubernetes.io/service-name'], 'web-paris');
+    assert.equal(own.get('london/EndpointSlice/shop/web-paris-ipv4').endpoints.length > 0, true);
   });
 
   test('adoption takes only mirrors Linkerd wrote for the link\'s own target; other foreign Services are still refused', () => {
@@ -82,6 +95,11 @@ describe('adopting the mirrors of Linkerd\'s service-mirror controller', () => {
     const ep = objects.get('london/Endpoints/data/kafka-paris');
     assert.deepEqual(ep.subsets[0].addresses, [{ hostname: 'kafka-0', ip: '10.96.123.45' }, { hostname: 'kafka-1', ip: '10.96.0.1' }]);
     assert.equal(ep.metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined);
+    // AND every slice of the link's mirrors (root and per pod) is retired: Kubernetes mirrors their Endpoints
+    for (const name of ['kafka-paris', 'kafka-0-paris', 'kafka-1-paris']) {
+      assert.equal(objects.get(`london/EndpointSlice/data/${name}-ipv4`).metadata.labels['kubernetes.io/service-name'], 'retired.mirrorc.io', name);
+      assert.equal(objects.get(`london/Endpoints/data/${name}`).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined, name);
+    }
   });
 
   test('once applied (now mirrorc\'s), an adopted per-pod mirror outside the range keeps its IP on later runs', () => {

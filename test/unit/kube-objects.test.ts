@@ -150,7 +150,7 @@ describe('the objects mirrorc writes (kube-objects.ts and the modes)', () => {
     };
     const props = [
       { ...base, clusterIP: '10.96.0.7' },
-      { ...base, endpoints: 'not-ready' as const, keepKubernetesSlices: true },
+      { ...base, endpoints: 'not-ready' as const, slicesBy: 'kubernetes' as const },
       { ...base, endpoints: 'empty' as const, labels: {}, annotations: {} },
     ];
     const mcs = {

@@ -4,13 +4,11 @@
  */
 import { Construct } from 'constructs';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
-import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
-import { COMPILER_NAME } from '../../../contract/mirrorc.js';
 import type { ObservedGateway, ObservedPort } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
-import { endpointSliceName } from '../../names.js';
-import { addApiObjects, byAddressFamily, endpointsObject, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
+import { mirrorEndpointsLabels, mirrorSliceObjects, type SlicesBy } from '../../mirror-slices.js';
+import { addApiObjects, byAddressFamily, endpointsObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** Properties of a {@link GatewayMirror}. */
 export interface GatewayMirrorProps {
@@ -57,13 +55,13 @@ export interface GatewayMirrorProps {
    */
   readonly endpoints?: MirrorEndpoints;
   /**
-   * Leave the Endpoints without `endpointslice.kubernetes.io/skip-mirror`, so that Kubernetes'
-   * EndpointSlice mirroring keeps (or makes) its own slice of them beside mirrorc's: while a link
-   * adopts Linkerd's mirrors, that slice is what the data plane reads until mirrorc's slices are live.
+   * Who makes the EndpointSlices: mirrorc, or Kubernetes' EndpointSlice mirroring controller from
+   * the Endpoints (Linkerd's form, for links that adopt Linkerd's mirrors; mirrorc's slices are then
+   * written retired). See src/compile/mirror-slices.ts.
    *
-   * @default - false: mirrorc's slices are the only ones
+   * @default 'mirrorc'
    */
-  readonly keepKubernetesSlices?: boolean;
+  readonly slicesBy?: SlicesBy;
 }
 
 /** The three forms of a gateway mirror's endpoints; see {@link GatewayMirrorProps.endpoints}. */
@@ -93,21 +91,17 @@ export function gatewayMirrorObjects(props: GatewayMirrorProps): KubeObject[] {
   const form = props.endpoints ?? 'ready';
   const ready = form === 'ready';
   const addressList = gatewayAddresses.map((ip) => ({ ip }));
-  // skip-mirror: we write the EndpointSlices ourselves; mirroring these Endpoints would duplicate them.
-  const endpointsLabels = props.keepKubernetesSlices === true ? labels : sortedMap({ ...labels, [SKIP_MIRROR_LABEL]: 'true' });
+  const endpointsLabels = mirrorEndpointsLabels(labels, props.slicesBy ?? 'mirrorc');
   // No subsets at all when empty, as Linkerd writes it (an empty list reads back as absent anyway).
   objects.push(endpointsObject(objectMeta(name, namespace, endpointsLabels, endpointAnnotations), form === 'empty' ? undefined : [{ ...(ready ? { addresses: addressList } : { notReadyAddresses: addressList }), ports: gatewayPorts }]));
 
-  const sliceLabels = sortedMap({ ...labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME });
-  for (const [addressType, addresses] of byAddressFamily(gatewayAddresses, (ip) => ip)) {
-    objects.push(endpointSliceObject(
-      objectMeta(endpointSliceName(name, addressType), namespace, sliceLabels, endpointAnnotations),
-      addressType,
-      // The slices stay when empty (same names, nothing pruned and re-created when endpoints return).
-      form === 'empty' ? [] : addresses.map((ip) => ({ addresses: [ip], conditions: { ready } })),
-      gatewayPorts,
-    ));
-  }
+  // The slices stay when empty (same names, nothing pruned and re-created when endpoints return).
+  const slices = byAddressFamily(gatewayAddresses, (ip) => ip).map(([addressType, addresses]) => ({
+    addressType,
+    endpoints: form === 'empty' ? [] : addresses.map((ip) => ({ addresses: [ip], conditions: { ready } })),
+    ports: gatewayPorts,
+  }));
+  objects.push(...mirrorSliceObjects({ namespace, name, labels, annotations: endpointAnnotations }, slices, props.slicesBy ?? 'mirrorc'));
   return objects;
 }
 

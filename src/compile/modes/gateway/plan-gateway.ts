@@ -4,6 +4,7 @@ import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import type { PlanMemo } from '../../plan-memo.js';
 import type { KubeObject } from '../../kube-objects.js';
+import { slicesBy } from '../../mirror-slices.js';
 import { gatewayMirrorObjects, type MirrorEndpoints } from './gateway-mirror.js';
 import { genericGatewayPort, isGenericGateway } from './generic-gateway-port.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
@@ -37,10 +38,10 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
     serviceNames: [name],
     objects: () => {
       const endpoints = mirrorEndpoints(request);
-      const keepKubernetesSlices = link.adoptLinkerdMirrors === true;
-      const compute = (): KubeObject[] => gatewayMirrorObjects({ namespace, name, labels, annotations, ports: service.ports, gateway, remoteFqName: fqName, endpoints, keepKubernetesSlices });
+      const by = slicesBy(link);
+      const compute = (): KubeObject[] => gatewayMirrorObjects({ namespace, name, labels, annotations, ports: service.ports, gateway, remoteFqName: fqName, endpoints, slicesBy: by });
       // The same in every source: `labels` is the memo's record of this service and policy (ports, annotations, fq-name follow from it).
-      return memo ? memo.sharedObjects(labels, ['gateway', namespace, name, gateway, endpoints, keepKubernetesSlices], compute) : compute();
+      return memo ? memo.sharedObjects(labels, ['gateway', namespace, name, gateway, endpoints, by], compute) : compute();
     },
   };
 }

@@ -5,13 +5,11 @@
  */
 import { Construct } from 'constructs';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
-import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../../../contract/kubernetes.js';
-import { COMPILER_NAME } from '../../../contract/mirrorc.js';
 import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
-import { endpointSliceName } from '../../names.js';
-import { addApiObjects, byAddressFamily, endpointsObject, endpointSliceObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
+import { mirrorEndpointsLabels, mirrorSliceObjects, type SlicesBy } from '../../mirror-slices.js';
+import { addApiObjects, byAddressFamily, endpointsObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 import { childId } from '../gateway/gateway-mirror.js';
 
 /** One pod of the headless service: its hostname and the ClusterIP it is reached at. */
@@ -61,13 +59,13 @@ export interface HeadlessRootMirrorProps {
    */
   readonly gatewayIdentity?: string;
   /**
-   * Leave the Endpoints without `endpointslice.kubernetes.io/skip-mirror`, so that Kubernetes'
-   * EndpointSlice mirroring keeps (or makes) its own slice of them beside mirrorc's: while a link
-   * adopts Linkerd's mirrors, that slice is what the data plane reads until mirrorc's slices are live.
+   * Who makes the EndpointSlices: mirrorc, or Kubernetes' EndpointSlice mirroring controller from
+   * the Endpoints (Linkerd's form; mirrorc's slices are then written retired). See
+   * src/compile/mirror-slices.ts.
    *
-   * @default - false: mirrorc's slices are the only ones
+   * @default 'mirrorc'
    */
-  readonly keepKubernetesSlices?: boolean;
+  readonly slicesBy?: SlicesBy;
 }
 
 /** The objects of a headless root mirror, as written: headless Service, Endpoints and one EndpointSlice per address family (src/compile/kube-objects.ts). */
@@ -80,19 +78,16 @@ export function headlessRootMirrorObjects(props: HeadlessRootMirrorProps): KubeO
   const annotations = sortedMap({ [REMOTE_SVC_FQ_NAME_ANNOTATION]: props.remoteFqName, ...(props.gatewayIdentity ? { [REMOTE_GATEWAY_IDENTITY_ANNOTATION]: props.gatewayIdentity } : {}) });
   const ports = podEndpointPorts(props.endpointPorts);
 
-  const endpointsLabels = props.keepKubernetesSlices === true ? labels : sortedMap({ ...labels, [SKIP_MIRROR_LABEL]: 'true' });
+  const endpointsLabels = mirrorEndpointsLabels(labels, props.slicesBy ?? 'mirrorc');
   // No pods (every one left out as not ready): no subsets, since a subset needs an address.
   objects.push(endpointsObject(objectMeta(name, namespace, endpointsLabels, annotations), pods.length > 0 ? [{ addresses: pods.map((p) => ({ hostname: p.hostname, ip: p.ip })), ports }] : undefined));
 
-  const sliceLabels = sortedMap({ ...labels, [SERVICE_NAME_LABEL]: name, [ENDPOINTSLICE_MANAGED_BY_LABEL]: COMPILER_NAME });
-  for (const [addressType, family] of byAddressFamily(pods, (p) => p.ip)) {
-    objects.push(endpointSliceObject(
-      objectMeta(endpointSliceName(name, addressType), namespace, sliceLabels, annotations),
-      addressType,
-      family.map((p) => ({ addresses: [p.ip], conditions: { ready: true }, hostname: p.hostname })),
-      ports,
-    ));
-  }
+  const slices = byAddressFamily(pods, (p) => p.ip).map(([addressType, family]) => ({
+    addressType,
+    endpoints: family.map((p) => ({ addresses: [p.ip], conditions: { ready: true }, hostname: p.hostname })),
+    ports,
+  }));
+  objects.push(...mirrorSliceObjects({ namespace, name, labels, annotations }, slices, props.slicesBy ?? 'mirrorc'));
   return objects;
 }
 

@@ -14,6 +14,7 @@ import { remotePodFqName } from '../../names.js';
 import { gatewayMirrorObjects } from '../gateway/gateway-mirror.js';
 import { gatewayEndpoints } from '../gateway/plan-gateway.js';
 import { headlessRootMirrorObjects } from './headless-mirror.js';
+import { slicesBy } from '../../mirror-slices.js';
 
 /** A per-pod mirrored headless service, as the `-global` Service of its source sees it. */
 export interface PodSetContribution {
@@ -82,7 +83,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
         pods: pods.map((p) => ({ hostname: p.hostname, ip: context.pinnedIP(service.namespace, p.serviceName) })),
         remoteFqName: fqName,
         ...(gateway.identity ? { gatewayIdentity: gateway.identity } : {}),
-        keepKubernetesSlices: link.adoptLinkerdMirrors === true,
+        slicesBy: slicesBy(link),
       }),
       ...pods.flatMap((pod) => {
         const podFqName = remotePodFqName(pod.hostname, service.name, service.namespace, target.clusterDomain);
@@ -97,7 +98,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
           clusterIP: context.pinnedIP(service.namespace, pod.serviceName),
           // A per-pod mirror follows the gateway's health but not the service's readiness (as in Linkerd).
           endpoints: gatewayEndpoints(request),
-          keepKubernetesSlices: link.adoptLinkerdMirrors === true,
+          slicesBy: slicesBy(link),
         });
       }),
     ],
