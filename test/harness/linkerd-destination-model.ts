@@ -10,7 +10,9 @@
  *
  * What it leaves out, on purpose: Endpoints (non-slice) mode, Servers/opaque ports, zone hints,
  * internalTrafficPolicy=Local and IPv6 family selection (none applies to a mirror: no pods, no
- * hints), metrics. Endpoints with a `targetRef` of kind Pod or ExternalWorkload get their real IDs
+ * hints), metrics, ExternalName Services, and the informer's relist after its watch expires
+ * (Replaced deltas: an update per listed slice, a delete per vanished one; feed those as events).
+ * One client per port: `unsubscribe` drops the port publisher as the last listener leaving does. Endpoints with a `targetRef` of kind Pod or ExternalWorkload get their real IDs
  * (PodID / ExternalWorkloadID, PP endpointSliceToIDs) but never an address: the model has no pods,
  * so `newPodRefAddress`/`newExtRefAddress` fail as they do for a pod the destination cannot find
  * (PP endpointSliceToAddresses logs and skips). Only targetRef-less endpoints (mirrors) are faithful.

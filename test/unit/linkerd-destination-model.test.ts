@@ -77,9 +77,10 @@ describe('Linkerd destination model (controller/api/destination/watcher @ b24cd4
   test('(c) a slice relabelled to another Service: the update goes to the new label\'s publisher only (EW updateEndpointSlice, getServicePublisher)', () => {
     const d = subscribed();
     d.apply({ type: 'ADDED', obj: slice('s1', 'web-paris', [{ ip: GATEWAY_IP }]) });
-    const moved = slice('s1', 'other-paris', [{ ip: GATEWAY_IP }]);
+    const moved = slice('s1', 'other-paris', [{ ip: '172.18.0.10' }]);
     d.apply({ type: 'MODIFIED', obj: moved });
-    // No publisher for other-paris (no add created one, nobody subscribed): web-paris keeps the ID.
+    // No publisher for other-paris (no add created one, nobody subscribed): web-paris keeps the old
+    // ID and does not see the new address.
     assert.deepEqual(d.addresses(NS, 'web-paris', 80), [gatewayAddress]);
     d.apply({ type: 'DELETED', obj: moved }); // dispatched to other-paris as well
     assert.deepEqual(d.addresses(NS, 'web-paris', 80), [gatewayAddress]);
