@@ -12,7 +12,12 @@ import type { MirrorUnit } from './mirror-unit.js';
 /** What to do with a unit's Service name held by a Service mirrorc did not write. */
 export type ForeignNameVerdict =
   | { readonly adopt: true }
-  | { readonly adopt: false; readonly message: string };
+  | {
+      readonly adopt: false;
+      readonly message: string;
+      /** The name is held by a mirror Linkerd's controller wrote, which adoption would take over: the message says how. */
+      readonly adoptable?: true;
+    };
 
 /**
  * Whether `unit` may take over `foreign`, which holds the name of one of its Services (`name`),
@@ -20,6 +25,7 @@ export type ForeignNameVerdict =
  */
 export function foreignNameVerdict(source: string, unit: MirrorUnit, name: string, foreign: ForeignService): ForeignNameVerdict {
   const key = `${foreign.namespace}/${foreign.name}`;
+  if (foreign.linkerdFederated === true) return federatedVerdict(source, unit, key);
   const writtenByLinkerd = foreign.linkerdCluster !== undefined;
   if (!writtenByLinkerd || unit.adoptsLinkerdMirrorsOf !== foreign.linkerdCluster) {
     const hint = writtenByLinkerd
@@ -28,6 +34,7 @@ export function foreignNameVerdict(source: string, unit: MirrorUnit, name: strin
     return {
       adopt: false,
       message: `${source}: the mirror of ${unit.origin} would be Service ${key}, which already exists in "${source}" and was not written by mirrorc${hint}; rename or remove that Service, or exclude namespace "${unit.namespace}" from the link`,
+      ...(writtenByLinkerd ? { adoptable: true as const } : {}),
     };
   }
   // The root Service of a headless unit is its first name; every other Service it writes has a ClusterIP.
@@ -48,6 +55,24 @@ export function foreignNameVerdict(source: string, unit: MirrorUnit, name: strin
     };
   }
   return { adopt: true };
+}
+
+/**
+ * A federated Service Linkerd's controller wrote (`<svc>-federated`): mirrorc's federated Service of
+ * that name takes it over in place when a link of one of its members adopts Linkerd's mirrors (it
+ * has no endpoints and no clusterIP is written, so nothing the data plane reads changes); any other
+ * unit of that name is refused, with the hint.
+ */
+function federatedVerdict(source: string, unit: MirrorUnit, key: string): ForeignNameVerdict {
+  if (unit.mode === 'federated' && unit.adoptsLinkerdMirrorsOf !== undefined) return { adopt: true };
+  const hint = unit.mode === 'federated'
+    ? `; it is a federated Service written by Linkerd's service-mirror controller: to take it over in place, set adoptLinkerdMirrors: true on a link of one of its members (see docs/migrate-from-linkerd-controller.md)`
+    : '';
+  return {
+    adopt: false,
+    message: `${source}: the mirror of ${unit.origin} would be Service ${key}, which already exists in "${source}" and was not written by mirrorc${hint}; rename or remove that Service, or exclude namespace "${unit.namespace}" from the link`,
+    ...(unit.mode === 'federated' ? { adoptable: true as const } : {}),
+  };
 }
 
 /**

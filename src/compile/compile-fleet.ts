@@ -391,7 +391,7 @@ function countWarnings(findings: readonly Diagnostic[], from: number): number {
 }
 
 /** The diagnostic codes of name isolation and pinned IPs: a source whose last plan reported one is planned in full. */
-export const WHOLE_SOURCE_CODES: ReadonlySet<string> = new Set([Diag.MIRROR_NAME_CLASH.code, Diag.MIRROR_NAME_INVALID.code, Diag.PINNED_IP_UNAVAILABLE.code, Diag.SOURCE_NEVER_OBSERVED.code]);
+export const WHOLE_SOURCE_CODES: ReadonlySet<string> = new Set([Diag.MIRROR_NAME_CLASH.code, Diag.MIRROR_NAME_INVALID.code, Diag.LINKERD_MIRROR_NOT_ADOPTED.code, Diag.PINNED_IP_UNAVAILABLE.code, Diag.SOURCE_NEVER_OBSERVED.code]);
 
 /**
  * The partial plan of `source`: the families of `input.changedTargets` and `shared` in full, the
@@ -677,7 +677,7 @@ function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagno
         if (verdict.adopt) {
           isolation.adopted.add(key);
         } else {
-          skip(Diag.MIRROR_NAME_INVALID, unit, verdict.message, `${unit.origin} is skipped`);
+          skip(verdict.adoptable === true ? Diag.LINKERD_MIRROR_NOT_ADOPTED : Diag.MIRROR_NAME_INVALID, unit, verdict.message, `${unit.origin} is skipped`);
           dropped.add(unit);
         }
       }

@@ -173,7 +173,7 @@ export const targetSnapshotSchema = z.strictObject({
 });
 
 /** A Service of a source that a mirror's name could take. */
-export const foreignServiceSchema = z.strictObject({ namespace, name: serviceName, linkerdCluster: checked<string>(linkerdClusterProblem).optional(), clusterIP: ip.optional() });
+export const foreignServiceSchema = z.strictObject({ namespace, name: serviceName, linkerdCluster: checked<string>(linkerdClusterProblem).optional(), clusterIP: ip.optional(), linkerdFederated: z.literal(true).optional() });
 
 /** A live Service of a source inside its pinned range. */
 export const pinnedRangeServiceSchema = z.strictObject({ namespace, name: serviceName, ip, managed: z.boolean() });

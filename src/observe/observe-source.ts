@@ -3,7 +3,7 @@
  * own federated members, and its own StatefulSets that join `-global`.
  */
 import { isIP } from 'node:net';
-import { HEADLESS_MIRROR_SVC_NAME_LABEL, MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL } from '../contract/linkerd.js';
+import { FEDERATED_NAME_SUFFIX, HEADLESS_MIRROR_SVC_NAME_LABEL, MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL } from '../contract/linkerd.js';
 import { GLOBAL_LABEL, GLOBAL_VALUE, MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
 import { selectorMatches, selectorToQuery, type LabelSelector } from '../model/label-selector.js';
 import { canonicalIp, parseIpRange, rangeContains } from '../util/ip-range.js';
@@ -35,9 +35,11 @@ export interface SourceObservationProps {
  * labels `mirrored-service=true` and `cluster-name=<target>`; with its ClusterIP (absent for a
  * headless one), which an adopted per-pod mirror must keep. Nothing for any other Service.
  */
-function linkerdMirrorOf(svc: { metadata?: { labels?: Record<string, string> }; spec?: { clusterIP?: string } }): { linkerdCluster?: string; clusterIP?: string } {
+function linkerdMirrorOf(svc: { metadata?: { name?: string; labels?: Record<string, string> }; spec?: { clusterIP?: string } }): { linkerdCluster?: string; clusterIP?: string; linkerdFederated?: true } {
   const labels = svc.metadata?.labels ?? {};
   const cluster = labels[REMOTE_CLUSTER_NAME_LABEL];
+  // Linkerd's federated Service: mirrored-service without a cluster (getFederatedServiceLabels), named `<svc>-federated`.
+  if (labels[MIRRORED_RESOURCE_LABEL] === 'true' && cluster === undefined && (svc.metadata?.name ?? '').endsWith(`-${FEDERATED_NAME_SUFFIX}`)) return { linkerdFederated: true };
   // A label value that is no cluster name cannot name a link target: the Service stays a plain foreign one.
   if (labels[MIRRORED_RESOURCE_LABEL] !== 'true' || cluster === undefined || dns1123LabelProblem(cluster, 'cluster name') !== undefined) return {};
   const ip = svc.spec?.clusterIP;

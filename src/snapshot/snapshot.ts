@@ -133,6 +133,13 @@ export interface ForeignService {
   readonly linkerdCluster?: string;
   /** Its ClusterIP, when it has one (not `None`) and {@link linkerdCluster} is set: an adopted per-pod mirror keeps it. */
   readonly clusterIP?: string;
+  /**
+   * Written by Linkerd's service-mirror controller as a federated Service (`<svc>-federated`:
+   * `mirror.linkerd.io/mirrored-service=true` and no `cluster-name`, since it spans targets). A
+   * federated Service of the same name takes it over when a link of one of its members has
+   * `adoptLinkerdMirrors`. Absent for any other Service.
+   */
+  readonly linkerdFederated?: true;
 }
 
 /** A live Service of a source whose ClusterIP lies in the source's pinned range. */

@@ -212,7 +212,7 @@ export const ENDPOINT_PORT_FIELDS: ReadonlySet<string> = new Set(['name', 'proto
 export const GATEWAY_FIELDS: ReadonlySet<string> = new Set(['addresses', 'port', 'identity']);
 export const GATEWAY_PROBE_FIELDS: ReadonlySet<string> = new Set(['alive']);
 export const TRUST_ROOT_FIELDS: ReadonlySet<string> = new Set(['fingerprint', 'subject', 'notAfter']);
-export const FOREIGN_SERVICE_FIELDS: ReadonlySet<string> = new Set(['namespace', 'name', 'linkerdCluster', 'clusterIP']);
+export const FOREIGN_SERVICE_FIELDS: ReadonlySet<string> = new Set(['namespace', 'name', 'linkerdCluster', 'clusterIP', 'linkerdFederated']);
 export const PINNED_RANGE_SERVICE_FIELDS: ReadonlySet<string> = new Set(['namespace', 'name', 'ip', 'managed']);
 
 /**
@@ -293,7 +293,8 @@ function observedChecks() {
     namespaceOk(value.namespace) &&
     serviceNameOk(value.name) &&
     (value.linkerdCluster === undefined || linkerdClusterProblem(value.linkerdCluster) === undefined) &&
-    (value.clusterIP === undefined || ipOk(value.clusterIP));
+    (value.clusterIP === undefined || ipOk(value.clusterIP)) &&
+    (value.linkerdFederated === undefined || value.linkerdFederated === true);
   const pinnedRangeServiceOk = (value: unknown): boolean =>
     isPlainObject(value) && onlyFields(value, PINNED_RANGE_SERVICE_FIELDS) && namespaceOk(value.namespace) && serviceNameOk(value.name) && ipOk(value.ip) && typeof value.managed === 'boolean';
 

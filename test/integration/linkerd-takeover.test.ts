@@ -8,17 +8,22 @@
  * london holds the mirrors exactly as Linkerd's controller writes them (contract §2.2, §2.5: labels,
  * annotations, `remote-resource-version`, ClusterIPs the apiserver allocated, Endpoints created with
  * a plain create, i.e. an Update-operation field manager as client-go's Create gives; no owner
- * references, Linkerd sets none), and the EndpointSlices Kubernetes mirrored from them.
+ * references, Linkerd sets none), and the EndpointSlices Kubernetes mirrored from them. london also
+ * mirrors rome (`api`, `cart`) with mirrorc from the start, in mirrorc's own form (its slices,
+ * `skip-mirror`): those are the mirrors whose slices the way back must retire.
  *
- * Linkerd's controller itself cannot run here (the Go module proxy refuses github.com/linkerd/linkerd2);
- * it is stopped in the runbook before mirrorc takes over, so the takeover needs none of it. On the way
- * back, its first writes after a restart (an in-place update of each mirror Service and Endpoints,
- * contract §3: it takes over a Service that carries `remote-resource-version`) are made by the test
- * with the same verbs and field manager: the one stand-in, marked where it is used.
+ * What is asserted is what Linkerd's destination answers, not only what the objects show: a watch on
+ * london's Services, Endpoints and EndpointSlices records every event, and the events, in the order
+ * etcd gave them (resourceVersion), are fed to a model of the destination's endpoint bookkeeping
+ * (test/harness/linkerd-destination-model.ts, transcribed from its code). After every event, every
+ * mirror must answer exactly the addresses it answered under Linkerd's controller (paris) or when
+ * mirrorc created it (rome): never none, never others. The objects' own checks stay: no mirror
+ * Service or Endpoints deleted, no uid or ClusterIP changed.
  *
- * Throughout, a watch on london's Services, Endpoints and EndpointSlices records every event; the
- * assertions read that record: no mirror Service or Endpoints is ever deleted, no mirror's Endpoints
- * and no mirror's set of EndpointSlices is ever without a ready address, no uid and no ClusterIP changes.
+ * Linkerd's controller itself cannot run here (the Go module proxy refuses github.com/linkerd/linkerd2).
+ * It is stopped before mirrorc takes over, so the takeover needs none of it. On the way back, its
+ * writes after a restart are computed by a model of its code (test/harness/linkerd-service-mirror-model.ts)
+ * from the live objects, and the test makes exactly those writes with its verbs: the one stand-in.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -29,35 +34,47 @@ import YAML from 'yaml';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { FleetDefinition } from '../../src/load/load-fleet.js';
 import { FLUX_KUSTOMIZATION_NAME } from '../../src/delivery/flux-kustomization.js';
+import { RETIRED_SERVICE_NAME } from '../../src/contract/mirrorc.js';
 import { Cluster, GitOpsDelivery, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { fluxControllerForTests, fluxControllerSkipReason, type FluxController } from '../harness/flux-controller.js';
 import { kubeControllerManagerForTests, kubeControllerManagerSkipReason, type KubeControllerManager } from '../harness/kube-controller-manager.js';
 import { kubeFleetForTests, kubeFleetSkipReason, type KubeFleet } from '../harness/kube-fleet.js';
-import { applyService, applyStatefulService, ensureNamespace, GATEWAY_IDENTITY, installGateway, Workspace } from './support.js';
+import { DestinationModel, type Address } from '../harness/linkerd-destination-model.js';
+import { exportedServiceUpdates, headlessEndpointsUpdates, orphanedServiceDeletes, repairEndpoints, type EndpointsJson, type MirrorWorld, type MirrorWrite, type ServiceJson } from '../harness/linkerd-service-mirror-model.js';
+import { applyService, applySlice, applyStatefulService, ensureNamespace, GATEWAY_IDENTITY, installGateway, Workspace } from './support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
 const GATEWAY_IP = '203.0.113.10';
+const ROME_GATEWAY_IP = '203.0.113.20';
 const PINNED_RANGE = '10.96.0.0/24';
 /** The field manager Linkerd's controller writes with: client-go's Create/Update (operation Update), named after its binary. The name matters to nothing below. */
 const LINKERD_MANAGER = 'service-mirror';
+/** Flux's field manager: an object applied by hand under it is what Flux would have applied. */
+const FLUX_MANAGER = 'kustomize-controller';
 const MIRRORING_MANAGED_BY = 'endpointslicemirroring-controller.k8s.io';
-/** The mirrors, `namespace/name`: every one must live through the whole migration. */
-const MIRRORS = ['shop/web-paris', 'data/kafka-paris', 'data/kafka-0-paris', 'data/kafka-1-paris'];
+/** The mirrors Linkerd's controller wrote, `namespace/name`, and the port a client resolves them on. */
+const PARIS_MIRRORS: Record<string, number> = { 'shop/web-paris': 80, 'data/kafka-paris': 9092, 'data/kafka-0-paris': 9092, 'data/kafka-1-paris': 9092 };
+/** The mirrors mirrorc writes for rome from the start. */
+const ROME_MIRRORS: Record<string, number> = { 'shop/api-rome': 80, 'shop/cart-rome': 80 };
+const MIRRORS = Object.keys(PARIS_MIRRORS);
+const ALL_MIRRORS = { ...PARIS_MIRRORS, ...ROME_MIRRORS };
 const PER_POD = ['data/kafka-0-paris', 'data/kafka-1-paris'];
 const poll = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const DEADLINE_MS = 300_000;
 
-/** Whether the link adopts Linkerd's mirrors: the runbook turns it on, off, and on again. */
-let adopt = true;
+/** Which links adopt Linkerd's mirrors (Linkerd's form): paris for the takeover, rome too for the way back. */
+const adopt = { paris: true, rome: false };
 
 const defineFleet: FleetDefinition = (fleet) => {
   const london = new Cluster(fleet, 'london', { pinnedServiceIPRange: PINNED_RANGE });
-  new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris'), adoptLinkerdMirrors: adopt });
+  new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris'), adoptLinkerdMirrors: adopt.paris });
+  new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome'), adoptLinkerdMirrors: adopt.rome });
   new GitOpsDelivery(fleet, 'delivery', { repoUrl: 'https://git.invalid/fleet.git', revision: 'main', flux: {} });
 };
 
 type Obj = { kind?: string; metadata: { name: string; namespace: string; uid: string; labels?: Record<string, string>; annotations?: Record<string, string>; resourceVersion?: string }; [k: string]: any };
+type Recorded = { type: string; obj: Obj; kind: 'Service' | 'Endpoints' | 'EndpointSlice' };
 
 /** Ready addresses of an Endpoints object. */
 function readyInEndpoints(o: Obj): number {
@@ -67,26 +84,28 @@ function readyInEndpoints(o: Obj): number {
 function readyInSlice(o: Obj): number {
   return ((o.endpoints ?? []) as any[]).filter((e) => e.conditions?.ready !== false).length;
 }
+const keyOf = (o: Obj): string => `${o.metadata.namespace}/${o.metadata.name}`;
 
 /** One watch of one kind over the whole cluster, from a list: the state it started from and every event since. */
 class Recorder {
-  public readonly events: { type: string; obj: Obj }[] = [];
-  public readonly initial = new Map<string, Obj>();
+  public readonly events: Recorded[] = [];
+  public readonly initial: Obj[] = [];
   public error: unknown;
   private abort: AbortController | undefined;
 
   constructor(
     private readonly kc: k8s.KubeConfig,
+    public readonly kind: Recorded['kind'],
     private readonly path: string,
     private readonly list: () => Promise<{ metadata?: { resourceVersion?: string }; items: unknown[] }>,
   ) {}
 
   public async start(): Promise<void> {
     const list = await this.list();
-    for (const o of list.items as Obj[]) this.initial.set(`${o.metadata.namespace}/${o.metadata.name}`, o);
+    this.initial.push(...(list.items as Obj[]));
     assert.ok(list.metadata?.resourceVersion, `${this.path}: a list has a resourceVersion`);
     this.abort = await new k8s.Watch(this.kc).watch(this.path, { resourceVersion: list.metadata.resourceVersion }, (type, obj) => {
-      this.events.push({ type, obj: obj as Obj });
+      this.events.push({ type, obj: obj as Obj, kind: this.kind });
     }, (err) => {
       if (err && (err as Error).name !== 'AbortError') this.error ??= err;
     });
@@ -98,47 +117,85 @@ class Recorder {
 }
 
 /**
- * Every moment the record shows for the mirrors: violations of "never deleted, never without a
- * ready address". Each kind is checked in its own watch's order (exact); no check compares across kinds.
+ * The object-level record: no mirror Service or Endpoints deleted, no mirror's Endpoints without a
+ * ready address. Each kind in its own watch's order.
  */
-function gaps(services: Recorder, endpoints: Recorder, slices: Recorder): string[] {
+function objectGaps(services: Recorder, endpoints: Recorder): string[] {
   const problems: string[] = [];
-  const mirror = (o: Obj): string => `${o.metadata.namespace}/${o.metadata.name}`;
+  const mirrors = Object.keys(ALL_MIRRORS);
   for (const e of services.events) {
-    if (MIRRORS.includes(mirror(e.obj)) && e.type === 'DELETED') problems.push(`Service ${mirror(e.obj)} deleted`);
+    if (mirrors.includes(keyOf(e.obj)) && e.type === 'DELETED') problems.push(`Service ${keyOf(e.obj)} deleted`);
   }
   for (const e of endpoints.events) {
-    if (!MIRRORS.includes(mirror(e.obj))) continue;
-    if (e.type === 'DELETED') problems.push(`Endpoints ${mirror(e.obj)} deleted`);
-    else if (readyInEndpoints(e.obj) === 0) problems.push(`Endpoints ${mirror(e.obj)} ${e.type} with no ready address (resourceVersion ${e.obj.metadata.resourceVersion})`);
-  }
-  // The slices of each mirror, replayed: after every event, the mirror's slices together hold a ready endpoint.
-  const state = new Map(slices.initial);
-  const serviceOf = (o: Obj): string => `${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name'] ?? ''}`;
-  for (const e of slices.events) {
-    const key = `${e.obj.metadata.namespace}/${e.obj.metadata.name}`;
-    if (e.type === 'DELETED') state.delete(key);
-    else state.set(key, e.obj);
-    const svc = serviceOf(e.obj);
-    if (!MIRRORS.includes(svc)) continue;
-    const ready = [...state.values()].filter((s) => serviceOf(s) === svc).reduce((n, s) => n + readyInSlice(s), 0);
-    if (ready === 0) problems.push(`${svc}: no EndpointSlice with a ready endpoint after ${e.type} of ${key}`);
+    if (!mirrors.includes(keyOf(e.obj))) continue;
+    if (e.type === 'DELETED') problems.push(`Endpoints ${keyOf(e.obj)} deleted`);
+    else if (readyInEndpoints(e.obj) === 0) problems.push(`Endpoints ${keyOf(e.obj)} ${e.type} with no ready address (resourceVersion ${e.obj.metadata.resourceVersion})`);
   }
   return problems;
 }
 
-describe("from Linkerd's service-mirror controller to mirrorc without downtime, and back", () => {
+const show = (a: readonly Address[]): string => JSON.stringify(a);
+
+/**
+ * What Linkerd's destination answers, event by event: the Services and EndpointSlices of the record,
+ * merged in etcd's order (resourceVersion: one etcd serves every cluster of the harness, and a
+ * watch's events carry the revision that made them), fed to the destination model, with a client
+ * subscribed to every mirror from the start. Returns every event after which a mirror answered
+ * anything but its expected addresses; a rome mirror is checked from its first answer on (it does
+ * not exist before mirrorc creates it).
+ */
+function destinationGaps(services: Recorder, slices: Recorder, expected: Map<string, Address[]>): { problems: string[]; events: number } {
+  const model = new DestinationModel();
+  for (const s of services.initial) model.service(s as never);
+  for (const s of slices.initial) model.apply({ type: 'ADDED', obj: s as never });
+  for (const [key, port] of Object.entries(ALL_MIRRORS)) {
+    const [ns, name] = key.split('/') as [string, string];
+    model.subscribe(ns, name, port);
+  }
+  const problems: string[] = [];
+  const answering = new Set<string>();
+  const check = (after: string): void => {
+    for (const [key, port] of Object.entries(ALL_MIRRORS)) {
+      const [ns, name] = key.split('/') as [string, string];
+      const got = model.addresses(ns, name, port);
+      const want = expected.get(key);
+      if (want === undefined) throw new Error(`no expected answer for ${key}`);
+      if (key in ROME_MIRRORS && !answering.has(key)) {
+        if (got.length === 0) continue;
+        answering.add(key);
+      }
+      if (show(got) !== show(want)) problems.push(`${key} answered ${show(got)} instead of ${show(want)} after ${after}`);
+    }
+  };
+  check('the initial lists');
+  const events = [...services.events, ...slices.events].sort((a, b) => Number(a.obj.metadata.resourceVersion) - Number(b.obj.metadata.resourceVersion));
+  for (const e of events) {
+    if (e.kind === 'Service') {
+      if (e.type === 'DELETED') model.deleteService(e.obj as never);
+      else model.service(e.obj as never);
+    } else {
+      model.apply({ type: e.type as 'ADDED' | 'MODIFIED' | 'DELETED', obj: e.obj as never });
+    }
+    check(`${e.type} ${e.kind} ${keyOf(e.obj)} (resourceVersion ${e.obj.metadata.resourceVersion})`);
+  }
+  for (const key of Object.keys(ROME_MIRRORS)) if (!answering.has(key)) problems.push(`${key} never answered`);
+  return { problems, events: events.length };
+}
+
+describe("from Linkerd's service-mirror controller to mirrorc without downtime, and back, as Linkerd's destination sees it", () => {
   let fleet: KubeFleet | undefined;
   let flux: FluxController | undefined;
   let kcm: KubeControllerManager | undefined;
   let ws: Workspace | undefined;
   let skip: string | undefined;
   const recorders: Recorder[] = [];
-  /** uid and ClusterIP of each mirror Service, and uid of its Endpoints, as Linkerd's controller left them. */
+  /** uid and ClusterIP of each mirror Service, and uid of its Endpoints, as Linkerd's controller left them (rome: as mirrorc created them). */
   const original = new Map<string, { uid: string; endpointsUid: string; clusterIP: string }>();
+  /** What each mirror answers in Linkerd's destination: under Linkerd's controller (paris), once mirrorc created it (rome). */
+  const expected = new Map<string, Address[]>();
 
   before(async (t) => {
-    fleet = await kubeFleetForTests(t as never, ['london', 'paris'], { readerRules: observationRules({ source: true, target: true }) });
+    fleet = await kubeFleetForTests(t as never, ['london', 'paris', 'rome'], { readerRules: observationRules({ source: true, target: true }) });
     if (!fleet) {
       skip = kubeFleetSkipReason;
       return;
@@ -154,8 +211,14 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
       return;
     }
     await installGateway(fleet, 'paris', GATEWAY_IP);
+    await installGateway(fleet, 'rome', ROME_GATEWAY_IP);
     await applyService(fleet, 'paris', 'shop', 'web', { app: 'web', ...EXPORTED });
+    await applySlice(fleet, 'paris', 'shop', 'web', [true]);
     await applyStatefulService(fleet, 'paris', 'data', 'kafka', 2, { app: 'kafka', ...EXPORTED });
+    for (const svc of ['api', 'cart']) {
+      await applyService(fleet, 'rome', 'shop', svc, { app: svc, ...EXPORTED });
+      await applySlice(fleet, 'rome', 'shop', svc, [true]);
+    }
     for (const ns of ['shop', 'data']) await ensureNamespace(fleet, 'london', ns);
     await writeAsLinkerd(fleet);
     ws = new Workspace(defineFleet, fleet.kubeconfig('reader'));
@@ -169,17 +232,18 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     ws?.remove();
   });
 
-  const kubectlJson = async (args: string[]): Promise<any> => JSON.parse(await fleet!.kubectl('london', [...args, '-o', 'json']));
+  const kubectlJson = async (cluster: string, args: string[]): Promise<any> => JSON.parse(await fleet!.kubectl(cluster, [...args, '-o', 'json']));
   const get = (kind: string, key: string): Promise<any> => {
     const [ns, name] = key.split('/') as [string, string];
-    return kubectlJson(['get', kind, name, '-n', ns, '--show-managed-fields']);
+    return kubectlJson('london', ['get', kind, name, '-n', ns, '--show-managed-fields']);
   };
-  /** The slices of mirror `key` by their manager: Kubernetes' mirroring controller or mirrorc. */
-  const slicesOf = async (key: string): Promise<{ kubernetes: number; mirrorc: number }> => {
+  /** The slices of mirror `key`: Kubernetes' mirrored ones and mirrorc's live ones (with a ready endpoint), and mirrorc's retired ones. */
+  const slicesOf = async (key: string): Promise<{ kubernetes: number; mirrorc: number; retired: number }> => {
     const [ns, name] = key.split('/') as [string, string];
-    const list = await kubectlJson(['get', 'endpointslices.discovery.k8s.io', '-n', ns, '-l', `kubernetes.io/service-name=${name}`]);
-    const by = (m: string): number => (list.items as Obj[]).filter((s) => s.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === m && readyInSlice(s) > 0).length;
-    return { kubernetes: by(MIRRORING_MANAGED_BY), mirrorc: by('mirrorc.io') };
+    const live = (await kubectlJson('london', ['get', 'endpointslices.discovery.k8s.io', '-n', ns, '-l', `kubernetes.io/service-name=${name}`])).items as Obj[];
+    const retired = (await kubectlJson('london', ['get', 'endpointslices.discovery.k8s.io', '-n', ns, '-l', `kubernetes.io/service-name=${RETIRED_SERVICE_NAME},mirrorc.io/retired-from=${name}`])).items as Obj[];
+    const by = (m: string): number => live.filter((s) => s.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === m && readyInSlice(s) > 0).length;
+    return { kubernetes: by(MIRRORING_MANAGED_BY), mirrorc: by('mirrorc.io'), retired: retired.length };
   };
   const waitFor = async (what: string, done: () => Promise<boolean>): Promise<void> => {
     const deadline = Date.now() + DEADLINE_MS;
@@ -188,29 +252,38 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
       await poll(250);
     }
   };
-  /** synth, publish dist/ as the next revision, and wait until Flux applied it. */
-  const synthAndSync = async (): Promise<void> => {
+  const kubernetesSlicesFor = (mirrors: readonly string[]): Promise<void> =>
+    waitFor(`Kubernetes' mirrored slices of ${mirrors.join(', ')}`, async () => {
+      for (const key of mirrors) if ((await slicesOf(key)).kubernetes === 0) return false;
+      return true;
+    });
+  const synthOk = async (): Promise<void> => {
     const run = await ws!.synth();
     assert.equal(run.exitCode, ExitCode.OK, ws!.logs.join('\n'));
+  };
+  /** Publishes dist/ as the next revision and waits until Flux applied it. */
+  const sync = async (): Promise<void> => {
     const revision = await flux!.publish(ws!.dir, ['dist']);
     await flux!.waitForReady(FLUX_KUSTOMIZATION_NAME, revision);
   };
-  /** THEN: every mirror is the object Linkerd's controller created (uid), with its ClusterIP, and the record shows no gap. */
+  /** The objects synth wrote for london, as kustomize builds them. */
+  const written = async (): Promise<Obj[]> => YAML.parseAllDocuments(await fleet!.kubectl('london', ['kustomize', join(ws!.outDir, 'london')])).map((d) => d.toJSON() as Obj);
+  /** THEN: every mirror is the object it was (uid, ClusterIP), the objects never lost an address, and the destination never answered anything else. */
   const assertNoDowntime = async (): Promise<void> => {
-    for (const key of MIRRORS) {
+    for (const [key, was] of original) {
       const svc = await get('service', key);
       const ep = await get('endpoints', key);
-      const was = original.get(key)!;
       assert.equal(svc.metadata.uid, was.uid, `${key}: Service uid`);
       assert.equal(svc.spec.clusterIP, was.clusterIP, `${key}: ClusterIP`);
       assert.equal(ep.metadata.uid, was.endpointsUid, `${key}: Endpoints uid`);
     }
     const [services, endpoints, slices] = recorders as [Recorder, Recorder, Recorder];
     for (const r of recorders) assert.equal(r.error, undefined, `a watch failed: ${String(r.error)}`);
-    assert.deepEqual(gaps(services, endpoints, slices), []);
+    assert.deepEqual(objectGaps(services, endpoints), []);
+    assert.deepEqual(destinationGaps(services, slices, expected).problems, []);
   };
 
-  test("step 0: london holds Linkerd's mirrors, and Kubernetes has mirrored their Endpoints into EndpointSlices", async (t) => {
+  test("step 0: london holds Linkerd's mirrors, Kubernetes has mirrored their Endpoints, and the destination answers each one", async (t) => {
     if (!ws) return t.skip(skip ?? 'no fleet');
     for (const key of MIRRORS) {
       const svc = await get('service', key);
@@ -221,10 +294,7 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     }
     // The per-pod mirrors got IPs of the apiserver's dynamic band, outside london's pinned range.
     for (const key of PER_POD) assert.doesNotMatch(original.get(key)!.clusterIP, /^10\.96\.0\./, `${key} outside ${PINNED_RANGE}`);
-    await waitFor("Kubernetes' mirrored slices of Linkerd's Endpoints", async () => {
-      for (const key of MIRRORS) if ((await slicesOf(key)).kubernetes === 0) return false;
-      return true;
-    });
+    await kubernetesSlicesFor(MIRRORS);
     // The record starts here: every event from now on is checked.
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(fleet!.kubeconfig('admin'));
@@ -232,20 +302,34 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
     const lists = [
-      ['/api/v1/services', () => core.listServiceForAllNamespaces()],
-      ['/api/v1/endpoints', () => core.listEndpointsForAllNamespaces()],
-      ['/apis/discovery.k8s.io/v1/endpointslices', () => discovery.listEndpointSliceForAllNamespaces()],
+      ['Service', '/api/v1/services', () => core.listServiceForAllNamespaces()],
+      ['Endpoints', '/api/v1/endpoints', () => core.listEndpointsForAllNamespaces()],
+      ['EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices', () => discovery.listEndpointSliceForAllNamespaces()],
     ] as const;
-    for (const [path, list] of lists) {
-      const r = new Recorder(kc, path, list as never);
+    for (const [kind, path, list] of lists) {
+      const r = new Recorder(kc, kind, path, list as never);
       await r.start();
       recorders.push(r);
     }
+    // What the destination answers under Linkerd's controller: the gateway for web and each pod, the
+    // per-pod ClusterIPs (with the pods' hostnames) for the headless root. This is "correct" from now on.
+    const model = new DestinationModel();
+    for (const s of recorders[0]!.initial) model.service(s as never);
+    for (const s of recorders[2]!.initial) model.apply({ type: 'ADDED', obj: s as never });
+    for (const [key, port] of Object.entries(PARIS_MIRRORS)) {
+      const [ns, name] = key.split('/') as [string, string];
+      model.subscribe(ns, name, port);
+      expected.set(key, model.addresses(ns, name, port));
+    }
+    assert.deepEqual(expected.get('shop/web-paris')!.map((a) => [a.ip, a.port, a.identity]), [[GATEWAY_IP, 4143, GATEWAY_IDENTITY]]);
+    for (const key of PER_POD) assert.deepEqual(expected.get(key)!.map((a) => [a.ip, a.port]), [[GATEWAY_IP, 4143]], key);
+    const byHostname = (rows: (string | number | undefined)[][]): (string | number | undefined)[][] => [...rows].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    assert.deepEqual(byHostname(expected.get('data/kafka-paris')!.map((a) => [a.hostname, a.ip, a.port])), [0, 1].map((i) => [`kafka-${i}`, original.get(`data/kafka-${i}-paris`)!.clusterIP, 9092]));
   });
 
-  test('without adoption, synth refuses the Linkerd mirrors by name and says how to adopt them', async (t) => {
+  test('without adoption, synth refuses the Linkerd mirrors by name and says how to adopt them, without --verbose', async (t) => {
     if (!ws) return t.skip(skip ?? 'no fleet');
-    adopt = false;
+    adopt.paris = false;
     try {
       const run = await ws.synth();
       assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
@@ -253,13 +337,13 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
       assert.match(log, /shop\/web-paris, which already exists in "london" and was not written by mirrorc; it is a mirror written by Linkerd's service-mirror controller for target "paris": to take it over in place, set adoptLinkerdMirrors: true/);
       assert.ok(!ws.paths('london').some((p) => p.includes('web-paris')), ws.paths('london').join('\n'));
     } finally {
-      adopt = true;
+      adopt.paris = true;
       ws.remove();
       ws = new Workspace(defineFleet, fleet!.kubeconfig('reader'));
     }
   });
 
-  test('takeover: with adoptLinkerdMirrors, Flux applies mirrorc\'s output over the same objects; nothing is recreated or emptied', async (t) => {
+  test("takeover: with adoptLinkerdMirrors, Flux applies mirrorc's output over the same objects in Linkerd's form; no slice is deleted and the destination never answers otherwise", async (t) => {
     if (!ws) return t.skip(skip ?? 'no fleet');
     // GIVEN Linkerd's controller is stopped (runbook step 1; here it never ran)
     // WHEN plan, then synth, run with adoption on
@@ -267,85 +351,126 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     const plan = await ws.synth({ mode: 'plan', print: (line) => printed.push(line) });
     assert.equal(plan.exitCode, ExitCode.OK, ws.logs.join('\n'));
     assert.ok(printed.includes("adopted from Linkerd's service-mirror controller: london: 4 Services taken over in place (data/kafka-0-paris, data/kafka-1-paris, data/kafka-paris, shop/web-paris)"), printed.join('\n'));
-    const run = await ws.synth();
-    assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
+    await synthOk();
     // THEN the lock pins the per-pod mirrors at the ClusterIPs the source gave them (read from london)
     const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).compiled.pinnedServiceIPs.london as Record<string, string>;
     assert.deepEqual(pinned, Object.fromEntries(PER_POD.map((k) => [k, original.get(k)!.clusterIP])));
     // AND Flux applies it: one Kustomization (prune on) over dist/london, whose kustomization.yaml lists
     // its delivery units — the generated entry's source and settings, pointed at the cluster's folder,
-    // so that the way back below hands over a single Kustomization (the runbook covers the generated
-    // per-unit Kustomizations too, untested here)
+    // so that the way back below hands over a single Kustomization
     const entry = YAML.parse(readFileSync(join(ws.dir, 'delivery', 'flux', 'london', 'kustomization-mirrorc.yaml'), 'utf8'));
     const single = { ...entry, spec: { ...entry.spec, path: './dist/london', prune: true } };
     await fleet!.kubectl('london', ['apply', '--server-side', '--field-manager=flux-bootstrap', '-f', '-'], JSON.stringify(single));
-    const revision = await flux!.publish(ws.dir, ['dist']);
-    await flux!.waitForReady(FLUX_KUSTOMIZATION_NAME, revision);
-    // AND every mirror is now mirrorc's (its label), the same object, same ClusterIP, never deleted or emptied
-    for (const key of MIRRORS) assert.equal((await get('service', key)).metadata.labels['mirrorc.io/managed'], 'true', key);
-    await assertNoDowntime();
-    // AND both Kubernetes' slice and mirrorc's serve each mirror meanwhile: the Endpoints are not skip-mirror yet
+    await sync();
+    // AND every paris mirror is now mirrorc's (its label), its Endpoints still mirrored by Kubernetes into the
+    //     one slice the destination reads, mirrorc's slice of that name written retired
     for (const key of MIRRORS) {
+      assert.equal((await get('service', key)).metadata.labels['mirrorc.io/managed'], 'true', key);
       assert.equal((await get('endpoints', key)).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined, key);
-      assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 1 }, key);
+      assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 0, retired: 1 }, key);
     }
+    // AND rome's mirrors are mirrorc's own form: skip-mirror, mirrorc's slice only
+    for (const key of Object.keys(ROME_MIRRORS)) {
+      const svc = await get('service', key);
+      const ep = await get('endpoints', key);
+      assert.equal(ep.metadata.labels['endpointslice.kubernetes.io/skip-mirror'], 'true', key);
+      assert.deepEqual(await slicesOf(key), { kubernetes: 0, mirrorc: 1, retired: 0 }, key);
+      original.set(key, { uid: svc.metadata.uid, clusterIP: svc.spec.clusterIP, endpointsUid: ep.metadata.uid });
+      expected.set(key, [{ ip: ROME_GATEWAY_IP, port: 4143, identity: GATEWAY_IDENTITY, authorityOverride: `${key.split('/')[1]!.replace(/-rome$/, '')}.shop.svc.cluster.local:80` }]);
+    }
+    await assertNoDowntime();
+    // AND the slices' record saw the takeover (so the destination check had something to check): no deletion at all
+    const [, , slices] = recorders as [Recorder, Recorder, Recorder];
+    assert.ok(slices.events.some((e) => e.obj.metadata.labels?.['kubernetes.io/service-name'] === RETIRED_SERVICE_NAME), 'saw the retired slices');
+    assert.deepEqual(slices.events.filter((e) => e.type === 'DELETED').map((e) => keyOf(e.obj)), []);
   });
 
-  test("after the controller and Link are gone, adoption off: Kubernetes removes its slices, mirrorc's serve; IPs stay on later runs", async (t) => {
+  test('later runs keep the adopted per-pod IPs and the form; the destination still answers the same', async (t) => {
     if (!ws) return t.skip(skip ?? 'no fleet');
-    // WHEN the link stops adopting (runbook step 5) and synth + Flux run
-    adopt = false;
-    const run = await ws.synth();
-    assert.equal(run.exitCode, ExitCode.OK, ws.logs.join('\n'));
+    // WHEN synth runs again (observing the mirrors as mirrorc's now) and Flux applies
+    await synthOk();
     // THEN the per-pod mirrors keep their IPs (outside the range: observed as mirrorc's now, not re-pinned)
     const pinned = JSON.parse(readFileSync(ws.lockFile, 'utf8')).compiled.pinnedServiceIPs.london as Record<string, string>;
     assert.deepEqual(pinned, Object.fromEntries(PER_POD.map((k) => [k, original.get(k)!.clusterIP])));
-    const revision = await flux!.publish(ws.dir, ['dist']);
-    await flux!.waitForReady(FLUX_KUSTOMIZATION_NAME, revision);
-    // AND the Endpoints say skip-mirror, and Kubernetes' mirroring controller deletes its slices
-    for (const key of MIRRORS) assert.equal((await get('endpoints', key)).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], 'true', key);
-    await waitFor("Kubernetes' mirrored slices to be gone", async () => {
-      for (const key of MIRRORS) if ((await slicesOf(key)).kubernetes !== 0) return false;
-      return true;
-    });
-    for (const key of MIRRORS) assert.deepEqual(await slicesOf(key), { kubernetes: 0, mirrorc: 1 }, key);
+    await sync();
+    for (const key of MIRRORS) assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 0, retired: 1 }, key);
     await assertNoDowntime();
   });
 
-  test("the way back: mirrorc's output handed to Linkerd's controller without pruning; nothing recreated or emptied", async (t) => {
+  test("the way back, 1: rome's link turns to Linkerd's form; mirrorc's slices are retired, in either apply order, and Kubernetes' slices take over without a gap", async (t) => {
     if (!ws) return t.skip(skip ?? 'no fleet');
-    // WHEN (back step 1) adoption is on again: Kubernetes mirrors the Endpoints beside mirrorc's slices
-    adopt = true;
-    await synthAndSync();
-    await waitFor("Kubernetes' mirrored slices again", async () => {
-      for (const key of MIRRORS) if ((await slicesOf(key)).kubernetes === 0) return false;
-      return true;
-    });
-    // AND (back step 2) Flux stops pruning this Kustomization, then the Kustomization is deleted
+    // WHEN rome's link adopts too (Linkerd's form) and synth runs
+    adopt.rome = true;
+    await synthOk();
+    const next = await written();
+    const find = (kind: string, ns: string, name: string): Obj => {
+      const o = next.find((x) => x.kind === kind && x.metadata.namespace === ns && x.metadata.name === name);
+      assert.ok(o, `${kind} ${ns}/${name} written`);
+      return o;
+    };
+    const applyAsFlux = (o: Obj): Promise<string> => fleet!.kubectl('london', ['apply', '--server-side', '--force-conflicts', `--field-manager=${FLUX_MANAGER}`, '-f', '-'], JSON.stringify(o));
+    // AND the two orders a GitOps apply can take are forced before Flux applies the rest:
+    //   api-rome: its slice retired first, its Endpoints (no skip-mirror) after
+    assert.equal(find('EndpointSlice', 'shop', 'api-rome-ipv4').metadata.labels?.['kubernetes.io/service-name'], RETIRED_SERVICE_NAME);
+    await applyAsFlux(find('EndpointSlice', 'shop', 'api-rome-ipv4'));
+    //   cart-rome: its Endpoints first (Kubernetes mirrors them beside mirrorc's live slice), its slice retired after
+    await applyAsFlux(find('Endpoints', 'shop', 'cart-rome'));
+    await kubernetesSlicesFor(['shop/cart-rome']);
+    assert.deepEqual(await slicesOf('shop/cart-rome'), { kubernetes: 1, mirrorc: 1, retired: 0 });
+    await sync();
+    // THEN every rome mirror is served by Kubernetes' slice, mirrorc's retired
+    await kubernetesSlicesFor(Object.keys(ROME_MIRRORS));
+    for (const key of Object.keys(ALL_MIRRORS)) {
+      assert.equal((await get('endpoints', key)).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined, key);
+      assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 0, retired: 1 }, key);
+    }
+    await assertNoDowntime();
+  });
+
+  test("the way back, 2: the output handed to Linkerd's restarted controller without pruning; its writes, from its code, change no answer", async (t) => {
+    if (!ws) return t.skip(skip ?? 'no fleet');
+    // WHEN (back step 2) Flux stops pruning this Kustomization, then the Kustomization is deleted
     await fleet!.kubectl('london', ['patch', 'kustomizations.kustomize.toolkit.fluxcd.io', FLUX_KUSTOMIZATION_NAME, '-n', 'flux-system', '--type=merge', '-p', JSON.stringify({ spec: { prune: false } })]);
     const generation = (await flux!.kustomization(FLUX_KUSTOMIZATION_NAME)).metadata.generation;
     await flux!.waitFor(FLUX_KUSTOMIZATION_NAME, 'prune: false observed', (k) => k.status?.observedGeneration === generation && (k.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'));
     await fleet!.kubectl('london', ['delete', 'kustomizations.kustomize.toolkit.fluxcd.io', FLUX_KUSTOMIZATION_NAME, '-n', 'flux-system', '--wait=true', '--timeout=300s']);
-    for (const key of MIRRORS) assert.equal((await get('service', key)).metadata.uid, original.get(key)!.uid, `${key} kept when the Kustomization went`);
-    // AND (back step 3) every mirror Service is marked as Linkerd's, so its controller updates it in place
-    for (const ns of ['shop', 'data']) {
-      await fleet!.kubectl('london', ['annotate', 'service', '-n', ns, '-l', 'mirror.linkerd.io/cluster-name=paris,mirrorc.io/managed=true', '--overwrite', 'mirror.linkerd.io/remote-resource-version=0']);
+    for (const [key, was] of original) assert.equal((await get('service', key)).metadata.uid, was.uid, `${key} kept when the Kustomization went`);
+    for (const target of ['paris', 'rome']) {
+      // AND (back step 3) each mirror of the target is marked as Linkerd's with the target Service's CURRENT
+      //     resourceVersion, so that the restarted controller takes it as up to date (no update path)
+      const remote = (await kubectlJson(target, ['get', 'services', '-A', '-l', 'mirror.linkerd.io/exported=true'])).items as ServiceJson[];
+      for (const svc of remote) {
+        const mirror = `${svc.metadata.name}-${target}`;
+        await fleet!.kubectl('london', ['annotate', 'service', mirror, '-n', svc.metadata.namespace, '--overwrite', `mirror.linkerd.io/remote-resource-version=${svc.metadata.resourceVersion}`]);
+      }
+      // AND (back step 4) Linkerd's controller for the target starts — STAND-IN: the writes its code makes, from the live objects
+      const world = await linkerdWorld(fleet!, target);
+      // (today's runbook marked with "0": the controller would then push every mirror through its update path,
+      //  which writes the gateway into the headless root's Endpoints — the wrong answer issue 34 saw)
+      if (target === 'paris') {
+        const stale = { ...world, source: { ...world.source, services: world.source.services.map((s) => s.metadata.annotations?.['mirror.linkerd.io/remote-resource-version'] ? { ...s, metadata: { ...s.metadata, annotations: { ...s.metadata.annotations, 'mirror.linkerd.io/remote-resource-version': '0' } } } : s) } };
+        const root = exportedServiceUpdates(stale).find((w) => w.kind === 'Endpoints' && w.obj.metadata.name === 'kafka-paris');
+        assert.deepEqual((root?.obj as EndpointsJson | undefined)?.subsets?.[0]?.addresses, [{ ip: GATEWAY_IP }], 'the old marking sends the headless root through the update path');
+      }
+      assert.deepEqual(orphanedServiceDeletes(world), [], `${target}: no orphan`);
+      assert.deepEqual(exportedServiceUpdates(world), [], `${target}: marked up to date, nothing goes through the update path`);
+      await writeAsController(fleet!, repairEndpoints(world));
+      await writeAsController(fleet!, headlessEndpointsUpdates(await linkerdWorld(fleet!, target)));
     }
-    // AND (back step 4) Linkerd's controller starts and updates each mirror in place — STAND-IN: the test
-    //     makes its writes (Update of Service and Endpoints with its labels), see the file comment
-    await rewriteAsLinkerd(fleet!);
-    // AND (back step 5) mirrorc's own slices are deleted: Kubernetes' slices serve the same addresses
-    await fleet!.kubectl('london', ['delete', 'endpointslices.discovery.k8s.io', '-A', '-l', 'endpointslice.kubernetes.io/managed-by=mirrorc.io,mirror.linkerd.io/cluster-name=paris']);
-    // THEN the mirrors are Linkerd's again: no mirrorc label, Kubernetes' slices only, same objects and IPs, no gap
-    for (const key of MIRRORS) {
+    // AND (back step 5) mirrorc's leftovers go: its retired slices, its label
+    await fleet!.kubectl('london', ['delete', 'endpointslices.discovery.k8s.io', '-A', '-l', `kubernetes.io/service-name=${RETIRED_SERVICE_NAME}`]);
+    for (const ns of ['shop', 'data']) await fleet!.kubectl('london', ['label', 'services,endpoints', '-n', ns, '-l', 'mirrorc.io/managed=true', 'mirrorc.io/managed-']);
+    // THEN the mirrors are Linkerd's again: Kubernetes' slices only, same objects and IPs, and the destination never answered otherwise
+    await kubernetesSlicesFor(Object.keys(ALL_MIRRORS));
+    for (const key of Object.keys(ALL_MIRRORS)) {
       assert.equal((await get('service', key)).metadata.labels['mirrorc.io/managed'], undefined, key);
-      assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 0 }, key);
+      assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 0, retired: 0 }, key);
     }
     await assertNoDowntime();
-    // AND the record did see the whole migration (so the no-gap assertion had something to check)
-    const [, endpoints, slices] = recorders as [Recorder, Recorder, Recorder];
-    assert.ok(endpoints.events.some((e) => e.obj.metadata.labels?.['endpointslice.kubernetes.io/skip-mirror'] === 'true'), 'saw skip-mirror set');
-    assert.ok(slices.events.filter((e) => e.type === 'DELETED').length >= 2 * MIRRORS.length, 'saw both slice handovers');
+    // AND the record did see the whole migration: the retirements, their deletions, the controller's writes
+    const [services, , slices] = recorders as [Recorder, Recorder, Recorder];
+    assert.ok(slices.events.filter((e) => e.type === 'DELETED').length >= Object.keys(ALL_MIRRORS).length, 'saw the retired slices deleted');
+    assert.ok(destinationGaps(services, slices, expected).events > 50, 'the destination model was fed the migration');
   });
 });
 
@@ -359,7 +484,7 @@ function linkerdLabels(remote: Record<string, string>, extra: Record<string, str
   return { ...copied, 'mirror.linkerd.io/mirrored-service': 'true', 'mirror.linkerd.io/cluster-name': 'paris', ...extra };
 }
 
-/** The objects of Linkerd's mirrors in london: Services (for `create` or `replace`) then Endpoints, given the per-pod ClusterIPs once known. */
+/** The objects of Linkerd's mirrors in london: Services (for `create`) then Endpoints, given the per-pod ClusterIPs once known. */
 async function linkerdObjects(fleet: KubeFleet, podIPs?: Record<string, string>): Promise<{ services: any[]; endpoints: any[] }> {
   const web = JSON.parse(await fleet.kubectl('paris', ['get', 'service', 'web', '-n', 'shop', '-o', 'json']));
   const kafka = JSON.parse(await fleet.kubectl('paris', ['get', 'service', 'kafka', '-n', 'data', '-o', 'json']));
@@ -415,20 +540,43 @@ async function writeAsLinkerd(fleet: KubeFleet): Promise<void> {
 }
 
 /**
- * STAND-IN for Linkerd's controller restarting over mirrors it takes as its own (contract §3: a
- * Service with `remote-resource-version` different from the remote's is updated in place): an Update
- * (`replace`, same verbs as client-go's Update) of each Service with its labels and annotations, the
- * live spec kept (clusterIP is immutable), then of each Endpoints with its form of them.
+ * What Linkerd's controller for `target` sees when it starts: the Link (the target's gateway), the
+ * target's exported Services and their Endpoints (the harness runs no Endpoints controller in the
+ * targets, so they are made from the target's EndpointSlices as that controller would: the Service's
+ * labels, `service.kubernetes.io/headless` for a headless one, ready addresses with hostnames), and
+ * london's Services and Endpoints as they are now.
  */
-async function rewriteAsLinkerd(fleet: KubeFleet): Promise<void> {
-  const podIPs: Record<string, string> = {};
-  for (const i of [0, 1]) podIPs[`kafka-${i}-paris`] = JSON.parse(await fleet.kubectl('london', ['get', 'service', `kafka-${i}-paris`, '-n', 'data', '-o', 'json'])).spec.clusterIP;
-  const { services, endpoints } = await linkerdObjects(fleet, podIPs);
-  for (const o of [...services, ...endpoints]) {
-    const kind = o.kind === 'Service' ? 'service' : 'endpoints';
-    const live = JSON.parse(await fleet.kubectl('london', ['get', kind, o.metadata.name, '-n', o.metadata.namespace, '-o', 'json']));
-    const next = { ...live, metadata: { ...live.metadata, labels: o.metadata.labels, annotations: o.metadata.annotations }, ...(o.kind === 'Service' ? { spec: { ...live.spec, ports: o.spec.ports } } : { subsets: o.subsets }) };
-    delete next.metadata.managedFields;
-    await fleet.kubectl('london', ['replace', `--field-manager=${LINKERD_MANAGER}`, '-f', '-'], JSON.stringify(next));
+async function linkerdWorld(fleet: KubeFleet, target: string): Promise<MirrorWorld> {
+  const json = async (cluster: string, args: string[]): Promise<any> => JSON.parse(await fleet.kubectl(cluster, [...args, '-o', 'json']));
+  const remoteServices = ((await json(target, ['get', 'services', '-A'])).items as ServiceJson[]).filter((s) => s.metadata.namespace !== 'linkerd-multicluster');
+  const remoteSlices = (await json(target, ['get', 'endpointslices.discovery.k8s.io', '-A'])).items as any[];
+  const remoteEndpoints: EndpointsJson[] = remoteServices.flatMap((svc) => {
+    const slices = remoteSlices.filter((s) => s.metadata.namespace === svc.metadata.namespace && s.metadata.labels?.['kubernetes.io/service-name'] === svc.metadata.name);
+    if (slices.length === 0) return [];
+    const headless = svc.spec?.clusterIP === 'None';
+    const addresses = slices.flatMap((s) => (s.endpoints ?? []).filter((e: any) => e.conditions?.ready !== false).map((e: any) => ({ ip: e.addresses[0], ...(e.hostname ? { hostname: e.hostname } : {}) })));
+    return [{
+      metadata: { name: svc.metadata.name, namespace: svc.metadata.namespace, labels: { ...svc.metadata.labels, ...(headless ? { 'service.kubernetes.io/headless': '' } : {}) } },
+      subsets: [{ addresses, ports: (slices[0].ports ?? []).map((p: any) => ({ name: p.name, port: p.port, protocol: p.protocol })) }],
+    }];
+  });
+  return {
+    link: { targetClusterName: target, gatewayAddresses: [target === 'paris' ? GATEWAY_IP : ROME_GATEWAY_IP], gatewayPort: 4143, gatewayIdentity: GATEWAY_IDENTITY },
+    target: { services: remoteServices, endpoints: remoteEndpoints },
+    source: { services: (await json('london', ['get', 'services', '-A'])).items, endpoints: (await json('london', ['get', 'endpoints', '-A'])).items },
+  };
+}
+
+/**
+ * STAND-IN for Linkerd's controller: makes `writes` (computed by the model of its code from the live
+ * objects) with its verbs — Update is a `replace` of the full object, as client-go's Update.
+ */
+async function writeAsController(fleet: KubeFleet, writes: readonly MirrorWrite[]): Promise<void> {
+  for (const { verb, kind, obj } of writes) {
+    const o = { apiVersion: 'v1', kind, ...obj } as any;
+    delete o.metadata.managedFields;
+    const resource = kind === 'Service' ? 'service' : 'endpoints';
+    if (verb === 'delete') await fleet.kubectl('london', ['delete', resource, o.metadata.name, '-n', o.metadata.namespace]);
+    else await fleet.kubectl('london', [verb === 'create' ? 'create' : 'replace', `--field-manager=${LINKERD_MANAGER}`, '-f', '-'], JSON.stringify(o));
   }
 }

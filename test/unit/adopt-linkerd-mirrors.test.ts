@@ -9,7 +9,8 @@ import { describe, test } from 'node:test';
 import { App } from 'cdk8s';
 import { Cluster, Fleet, FleetDefinitionError, Link } from '../../src/model/index.js';
 import type { ForeignService, PinnedRangeService } from '../../src/snapshot/snapshot.js';
-import { compileObjects, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
+import { groupedLines } from '../../src/diagnostics/group-diagnostics.js';
+import { compileObjects, DEFAULT_SELECTOR_QUERIES, federatedService, federatedSource, service, snapshot, source, spec, statefulService, target } from '../fixtures/snapshots.js';
 
 const RANGE = '10.96.0.0/28';
 
@@ -64,6 +65,19 @@ describe('adopting the mirrors of Linkerd\'s service-mirror controller', () => {
     assert.equal(own.get('london/Endpoints/shop/web-paris').metadata.labels['endpointslice.kubernetes.io/skip-mirror'], 'true');
     assert.equal(own.get('london/EndpointSlice/shop/web-paris-ipv4').metadata.labels['kubernetes.io/service-name'], 'web-paris');
     assert.equal(own.get('london/EndpointSlice/shop/web-paris-ipv4').endpoints.length > 0, true);
+  });
+
+  test('a fleet with many Linkerd mirrors, not adopted, is told how to adopt them without --verbose (its own code, whose hint says how)', () => {
+    // GIVEN london holds twelve mirrors Linkerd's controller wrote for paris (more than a code's findings are grouped from)
+    const names = Array.from({ length: 12 }, (_, i) => `svc${String(i).padStart(2, '0')}`);
+    const snap = snapshot({ paris: target(names.map((n) => service('shop', n))) }, { london: source(['shop'], names.map((n) => linkerdMirror('shop', `${n}-paris`, 'paris', '10.96.200.7'))) });
+    // WHEN compiled without adoption
+    const { result } = compileObjects(fleet(false), snap);
+    // THEN the findings are MRC3027, and the one grouped line a run prints names the setting and the runbook
+    assert.deepEqual([...new Set(result.diagnostics.filter((d) => d.service?.endsWith('-paris')).map((d) => d.code))], ['MRC3027']);
+    const { lines } = groupedLines(result.diagnostics, 'warning: ');
+    const line = lines.find((l) => l.includes('[MRC3027]'));
+    assert.ok(line && /12 findings .*set adoptLinkerdMirrors: true on the link of their target \(docs\/migrate-from-linkerd-controller\.md\)/.test(line), lines.join('\n'));
   });
 
   test('adoption takes only mirrors Linkerd wrote for the link\'s own target; other foreign Services are still refused', () => {
@@ -128,6 +142,31 @@ describe('adopting the mirrors of Linkerd\'s service-mirror controller', () => {
     assert.ok(noRange.result.warnings.some((w) => /headless Service data\/kafka-paris \(clusterIP None\).*declare pinnedServiceIPRange on cluster "london"/.test(w)), noRange.result.warnings.join('\n'));
     assert.equal(withRange.objects.has('london/Service/data/db-paris'), false);
     assert.ok(withRange.result.warnings.some((w) => /with ClusterIP 10\.96\.50\.1 \(its headless support was off\)/.test(w)), withRange.result.warnings.join('\n'));
+  });
+
+  test("Linkerd's federated Service is taken over by mirrorc's federated Service of that name when a member's link adopts; refused otherwise, with the hint", () => {
+    // GIVEN paris and rome have a federated member shop/cart, and london holds Linkerd's cart-federated
+    //       (mirrored-service=true, no cluster-name: it spans targets)
+    const linkerdFederated = { namespace: 'shop', name: 'cart-federated', linkerdFederated: true as const };
+    const federatedFleet = (adopt: boolean) => spec((f) => {
+      const london = new Cluster(f, 'london');
+      new Link(f, 'london-paris', { source: london, target: new Cluster(f, 'paris'), remoteDiscoveryCredentials: { provided: 'external' }, ...(adopt ? { adoptLinkerdMirrors: true } : {}) });
+      new Link(f, 'london-rome', { source: london, target: new Cluster(f, 'rome'), remoteDiscoveryCredentials: { provided: 'external' } });
+    });
+    const snap = snapshot(
+      { paris: target([federatedService('shop', 'cart')], { selectors: DEFAULT_SELECTOR_QUERIES }), rome: target([federatedService('shop', 'cart')], { selectors: DEFAULT_SELECTOR_QUERIES }) },
+      { london: federatedSource(['shop'], [], [linkerdFederated]) },
+    );
+    // WHEN compiled without adoption THEN it is refused (MRC3023), and the message says how to take it over
+    const refused = compileObjects(federatedFleet(false), snap);
+    assert.equal(refused.objects.has('london/Service/shop/cart-federated'), false);
+    assert.ok(refused.result.warnings.some((w) => /cart-federated, which already exists in "london" and was not written by mirrorc; it is a federated Service written by Linkerd's service-mirror controller: to take it over in place, set adoptLinkerdMirrors: true on a link of one of its members/.test(w)), refused.result.warnings.join('\n'));
+    // WHEN a member's link adopts THEN mirrorc writes cart-federated in place (no clusterIP), with no warning about it
+    const adopted = compileObjects(federatedFleet(true), snap);
+    const svc = adopted.objects.get('london/Service/shop/cart-federated');
+    assert.ok(svc, 'the federated Service is written');
+    assert.equal(svc.spec.clusterIP, undefined);
+    assert.deepEqual(adopted.result.warnings.filter((w) => w.includes('cart-federated')), []);
   });
 
   test('adoptLinkerdMirrors on an mcs link is a fleet error', () => {

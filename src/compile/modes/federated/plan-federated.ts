@@ -108,6 +108,8 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
       namespace,
       origin: `${namespace}/${serviceName} (members ${members.map(memberId).join(', ')})`,
       mode: 'federated',
+      // Linkerd's federated Service of this name is taken over when a member's link adopts Linkerd's mirrors.
+      adoptsLinkerdMirrorsOf: remote.find((m) => m.link!.adoptLinkerdMirrors === true)?.cluster,
       serviceNames: [name],
       objects: () => federatedServiceObjects({ namespace, name, labels, annotations, ports }),
     });
