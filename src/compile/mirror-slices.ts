@@ -16,12 +16,18 @@
  * retired slice's update and deletion go to no Service (RETIRED_SERVICE_NAME).
  */
 import { ENDPOINTSLICE_MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL } from '../contract/kubernetes.js';
-import { COMPILER_NAME, RETIRED_FROM_LABEL, RETIRED_SERVICE_NAME } from '../contract/mirrorc.js';
+import { COMPILER_NAME, ENDPOINT_SLICES_LABEL, KUBERNETES_SLICES_VALUE, RETIRED_FROM_LABEL, RETIRED_SERVICE_NAME } from '../contract/mirrorc.js';
+import type { SourceSnapshot } from '../snapshot/snapshot.js';
 import { endpointSliceName } from './names.js';
 import { endpointSliceObject, objectMeta, sortedMap, type EndpointPortJson, type KubeObject, type SliceEndpointJson } from './kube-objects.js';
 
 /** Who makes a mirror's EndpointSlices; see the file comment. */
 export type SlicesBy = 'mirrorc' | 'kubernetes';
+
+/** A mirror's labels (Service, Endpoints, slices), marked when Kubernetes makes its slices, so that observation can tell. */
+export function mirrorLabels(labels: Readonly<Record<string, string>>, by: SlicesBy): Record<string, string> {
+  return sortedMap(by === 'kubernetes' ? { ...labels, [ENDPOINT_SLICES_LABEL]: KUBERNETES_SLICES_VALUE } : labels);
+}
 
 /** The labels of a mirror's Endpoints: its labels, plus `skip-mirror` when mirrorc writes the slices. */
 export function mirrorEndpointsLabels(labels: Readonly<Record<string, string>>, by: SlicesBy): Record<string, string> {
@@ -60,7 +66,15 @@ export function mirrorSliceObjects(owner: MirrorSliceOwner, slices: readonly Mir
   return slices.map((s) => endpointSliceObject(objectMeta(endpointSliceName(name, s.addressType), namespace, labels, owner.annotations), s.addressType, s.endpoints, s.ports));
 }
 
-/** Who makes the slices of a link's Linkerd-mode mirrors: Kubernetes, in Linkerd's form, for a link that adopts Linkerd's mirrors. */
-export function slicesBy(link: { readonly adoptLinkerdMirrors?: boolean | undefined }): SlicesBy {
-  return link.adoptLinkerdMirrors === true ? 'kubernetes' : 'mirrorc';
+/**
+ * Who makes the slices of a link's Linkerd-mode mirrors: Kubernetes (Linkerd's form) for a link that
+ * adopts Linkerd's mirrors, and for a link of which the source already holds a mirror in that form
+ * (`kubernetesSlicedTargets`, observed): leaving it would make Kubernetes delete the slice Linkerd's
+ * destination reads while mirrorc's carries the same endpoint IDs, which empties the mirror there for
+ * up to ten minutes. So the form is kept once taken (`sticky`: the link itself no longer asks for it).
+ */
+export function linkSlicesBy(link: { readonly target: string; readonly adoptLinkerdMirrors?: boolean | undefined }, source: SourceSnapshot | undefined): { readonly by: SlicesBy; readonly sticky: boolean } {
+  if (link.adoptLinkerdMirrors === true) return { by: 'kubernetes', sticky: false };
+  const held = source?.kubernetesSlicedTargets?.includes(link.target) === true;
+  return { by: held ? 'kubernetes' : 'mirrorc', sticky: held };
 }

@@ -6,6 +6,7 @@
 import type { KubeObject } from './kube-objects.js';
 import type { ClusterSpec, LinkSpec } from '../model/fleet-spec.js';
 import type { ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
+import type { SlicesBy } from './mirror-slices.js';
 
 /** A target service that a link mirrors into its source. */
 export interface MirrorRequest {
@@ -17,6 +18,8 @@ export interface MirrorRequest {
   readonly placement?: MirrorPlacement;
   /** Whether the current output holds a mirror of origin `target/namespace/service` (a contested generic gateway port stays with it). @default none does */
   readonly established?: (origin: string) => boolean;
+  /** Who makes the mirror's EndpointSlices (src/compile/mirror-slices.ts). @default 'mirrorc' */
+  readonly slicesBy?: SlicesBy;
 }
 
 /** The final namespace and name of a renamed or relocated mirror. */

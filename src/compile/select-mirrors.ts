@@ -8,6 +8,7 @@ import { PlanMemo } from './plan-memo.js';
 import { readsServiceExports } from '../model/service-exports.js';
 import { mirrorPlacement } from './mirror-placement.js';
 import { Diag } from '../diagnostics/diagnostic-codes.js';
+import { linkSlicesBy } from './mirror-slices.js';
 
 /** The mirroring modes selection decides between (contract §2.2, §2.3, §2.5). */
 export type MirrorMode = 'gateway' | 'remote-discovery' | 'headless';
@@ -44,6 +45,7 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     diagnostics.warn(Diag.EXPLICIT_EXPORT_MISSING, `${link.source}: explicit export ${link.target}/${missing} does not exist in "${link.target}"; nothing mirrored for it`, { cluster: link.source, target: link.target, namespace: missing.split('/')[0], service: missing.split('/')[1] });
   }
   const source = memo.cluster(link.source) as ClusterSpec;
+  const slices = linkSlicesBy(link, snapshot.sources[link.source]);
   const requests: ModedRequest[] = [];
   for (const { service, flat } of selectedServices(link, targetSnapshot, fromServiceExports, memo)) {
     if (flat) {
@@ -52,8 +54,11 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
     } else {
       const mode = gatewayModeOf(service, source, target, link, diagnostics);
       const placement = mirrorPlacement(link, fleet, service, mode, diagnostics, memo);
-      requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}), ...(established ? { established } : {}) });
+      requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}), ...(established ? { established } : {}), slicesBy: slices.by });
     }
+  }
+  if (slices.sticky && requests.some((r) => r.mode !== 'remote-discovery')) {
+    diagnostics.warn(Diag.LINKERD_FORM_KEPT, `${link.source}: the mirrors of "${link.target}" stay in Linkerd's endpoint form (Kubernetes mirrors their Endpoints into the EndpointSlices Linkerd's destination reads) although link ${link.path} no longer sets adoptLinkerdMirrors: leaving that form would delete those slices while mirrorc's own list the same endpoints, which empties the mirrors in Linkerd's destination for up to ten minutes; set adoptLinkerdMirrors: true again to silence this`, { cluster: link.source, target: link.target });
   }
   if (requests.some((r) => r.mode !== 'remote-discovery') && !targetSnapshot.gateway) {
     diagnostics.warn(Diag.NO_GATEWAY_ADDRESS, `${link.source}: no gateway address is known for "${link.target}", so its gateway-mode mirrors are not compiled`, { cluster: link.source, target: link.target });

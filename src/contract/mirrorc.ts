@@ -38,5 +38,13 @@ export const GATEWAY_PORT_ANNOTATION = 'mirrorc.io/gateway-port';
  * (docs/migrate-from-linkerd-controller.md).
  */
 export const RETIRED_SERVICE_NAME = 'retired.mirrorc.io';
+/**
+ * On a mirror (Service, Endpoints) whose EndpointSlices Kubernetes makes from its Endpoints (Linkerd's
+ * form): value {@link KUBERNETES_SLICES_VALUE}. Observation reads it back from the source, so that a
+ * link's mirrors stay in that form once they are in it (src/compile/mirror-slices.ts).
+ */
+export const ENDPOINT_SLICES_LABEL = 'mirrorc.io/endpoint-slices';
+/** Value of {@link ENDPOINT_SLICES_LABEL}: Kubernetes' EndpointSlice mirroring controller makes the slices. */
+export const KUBERNETES_SLICES_VALUE = 'kubernetes';
 /** On a retired EndpointSlice: the mirror Service it served (its name is that mirror's slice name). */
 export const RETIRED_FROM_LABEL = 'mirrorc.io/retired-from';

@@ -187,6 +187,7 @@ export const sourceSnapshotSchema = z.strictObject({
   federatedSelector: text('a label selector').optional(),
   federatedMembers: z.array(observedServiceSchema).optional(),
   managedNamespaces: z.array(namespace).optional(),
+  kubernetesSlicedTargets: z.array(checked<string>(clusterNameProblem)).optional(),
   trustRoots: z.array(observedTrustRootSchema).optional(),
 });
 

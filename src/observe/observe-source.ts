@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { FEDERATED_NAME_SUFFIX, HEADLESS_MIRROR_SVC_NAME_LABEL, MIRRORED_RESOURCE_LABEL, REMOTE_CLUSTER_NAME_LABEL } from '../contract/linkerd.js';
-import { GLOBAL_LABEL, GLOBAL_VALUE, MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
+import { ENDPOINT_SLICES_LABEL, GLOBAL_LABEL, GLOBAL_VALUE, KUBERNETES_SLICES_VALUE, MANAGED_LABEL, MANAGED_VALUE } from '../contract/mirrorc.js';
 import { selectorMatches, selectorToQuery, type LabelSelector } from '../model/label-selector.js';
 import { canonicalIp, parseIpRange, rangeContains } from '../util/ip-range.js';
 import { dns1123LabelProblem } from '../util/k8s-names.js';
@@ -47,6 +47,16 @@ function linkerdMirrorOf(svc: { metadata?: { name?: string; labels?: Record<stri
 }
 
 /**
+ * The target of one of our mirrors in Linkerd's endpoint form (`mirrorc.io/endpoint-slices=kubernetes`,
+ * its target in `mirror.linkerd.io/cluster-name`); undefined for any other Service or a value that is no cluster name.
+ */
+function kubernetesSlicedTarget(labels: Record<string, string>): string | undefined {
+  const target = labels[REMOTE_CLUSTER_NAME_LABEL];
+  if (labels[ENDPOINT_SLICES_LABEL] !== KUBERNETES_SLICES_VALUE || target === undefined) return undefined;
+  return dns1123LabelProblem(target, 'cluster name') === undefined ? target : undefined;
+}
+
+/**
  * Lists the source's namespaces and Services once. From that one list (both views of the same
  * moment, no extra request) it keeps: the Services not written by this compiler whose names a mirror
  * could take; the source's own federated members; the live Services inside the pinned IP range; and
@@ -68,6 +78,7 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
   const members: ObservedService[] = [];
   const inRange: PinnedRangeService[] = [];
   const globalMembers: ObservedService[] = [];
+  const kubernetesSliced = new Set<string>();
   for (const svc of await client.listServices()) {
     const name = svc.metadata?.name ?? '';
     const namespace = svc.metadata?.namespace ?? '';
@@ -80,7 +91,11 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
       }
     }
     // Our own objects are never members, and never foreign: a custom selector on a copied label could match them.
-    if (ours) continue;
+    if (ours) {
+      const target = kubernetesSlicedTarget(svc.metadata?.labels ?? {});
+      if (target !== undefined) kubernetesSliced.add(target);
+      continue;
+    }
     if (selectorMatches(props.localFederatedSelector, svc.metadata?.labels ?? {})) members.push(toObservedService(svc));
     if (suffixes.some((s) => name.endsWith(s))) foreign.push({ namespace, name, ...linkerdMirrorOf(svc) });
     if (svc.metadata?.labels?.[GLOBAL_LABEL] === GLOBAL_VALUE && svc.spec?.clusterIP === 'None' && validServices(cluster, [toObservedService(svc)], []).length === 1) {
@@ -103,6 +118,7 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
     ...(range ? { pinnedRangeServices: validPinnedRangeServices(cluster, inRange, skipped).sort(compareBy((s) => s.ip, (s) => s.namespace, (s) => s.name)) } : {}),
     ...(validGlobal.length > 0 ? { globalMembers: validGlobal.sort(byNamespaceAndName) } : {}),
     ...(managedNamespaces.length > 0 ? { managedNamespaces } : {}),
+    ...(kubernetesSliced.size > 0 ? { kubernetesSlicedTargets: sortedUnique([...kubernetesSliced]) } : {}),
     ...(validForeignImports.length > 0 ? { foreignServiceImports: validForeignImports } : {}),
   };
   for (const warning of sortedUnique(skipped)) props.onSkipped?.(warning);

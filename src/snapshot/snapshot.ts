@@ -177,6 +177,12 @@ export interface SourceSnapshot {
    * flap (created, then pruned because they now exist). Sorted; absent when none.
    */
   readonly managedNamespaces?: readonly string[];
+  /**
+   * Targets of which this cluster holds a mirror of ours in Linkerd's endpoint form (labelled
+   * `mirrorc.io/endpoint-slices=kubernetes`): their links stay in that form, since leaving it would
+   * delete the slice Linkerd's destination reads (src/compile/mirror-slices.ts). Sorted; absent when none.
+   */
+  readonly kubernetesSlicedTargets?: readonly string[];
   /** The cluster's Linkerd trust roots, sorted by fingerprint; absent when not found (or in locks from before the trust-anchor check). */
   readonly trustRoots?: readonly ObservedTrustRoot[];
 }

@@ -205,7 +205,7 @@ export function sourceRecordsAccepted(sources: unknown): boolean {
 export const OBSERVED_SECTION_FIELDS: ReadonlySet<string> = new Set(['targets', 'sources', 'staleSince']);
 export const STALE_SINCE_FIELDS: ReadonlySet<string> = new Set(['targets', 'sources']);
 export const TARGET_FIELDS: ReadonlySet<string> = new Set(['selectors', 'services', 'missingExplicitExports', 'serviceExportsListed', 'gateway', 'gatewayProbe', 'trustRoots']);
-export const SOURCE_FIELDS: ReadonlySet<string> = new Set(['namespaces', 'foreignServices', 'foreignServiceImports', 'pinnedRangeServices', 'globalMembers', 'federatedSelector', 'federatedMembers', 'managedNamespaces', 'trustRoots']);
+export const SOURCE_FIELDS: ReadonlySet<string> = new Set(['namespaces', 'foreignServices', 'foreignServiceImports', 'pinnedRangeServices', 'globalMembers', 'federatedSelector', 'federatedMembers', 'managedNamespaces', 'kubernetesSlicedTargets', 'trustRoots']);
 export const SERVICE_FIELDS: ReadonlySet<string> = new Set(['namespace', 'name', 'labels', 'annotations', 'type', 'headless', 'ports', 'explicit', 'serviceExport', 'hostnames', 'endpointPorts', 'selector', 'hasReadyEndpoints', 'notReadyHostnames']);
 export const PORT_FIELDS: ReadonlySet<string> = new Set(['name', 'protocol', 'port', 'targetPort']);
 export const ENDPOINT_PORT_FIELDS: ReadonlySet<string> = new Set(['name', 'protocol', 'port', 'appProtocol']);
@@ -315,6 +315,7 @@ function observedChecks() {
     if (value.federatedSelector !== undefined && typeof value.federatedSelector !== 'string') return false;
     if (value.federatedMembers !== undefined && !arrayOf(value.federatedMembers, serviceOk)) return false;
     if (value.managedNamespaces !== undefined && !arrayOf(value.managedNamespaces, namespaceOk)) return false;
+    if (value.kubernetesSlicedTargets !== undefined && !arrayOf(value.kubernetesSlicedTargets, (v) => clusterNameProblem(v) === undefined)) return false;
     return value.trustRoots === undefined || arrayOf(value.trustRoots, trustRootOk);
   };
   const staleSinceOk = (value: unknown): boolean =>

@@ -397,6 +397,27 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     await assertNoDowntime();
   });
 
+  test("adoption turned off (the old runbook's last step) keeps Linkerd's form, read back from london, with a warning; nothing changes in the destination", async (t) => {
+    if (!ws) return t.skip(skip ?? 'no fleet');
+    // WHEN the link stops adopting and synth runs
+    adopt.paris = false;
+    try {
+      await synthOk();
+      // THEN synth observed the mirrors' form in london and keeps it, saying why
+      assert.match(ws.logs.join('\n'), /the mirrors of "paris" stay in Linkerd's endpoint form .*\[MRC3028\]/);
+      const lock = JSON.parse(readFileSync(ws.lockFile, 'utf8'));
+      assert.deepEqual(lock.observed.sources.london.kubernetesSlicedTargets, ['paris']);
+      await sync();
+      for (const key of MIRRORS) {
+        assert.equal((await get('endpoints', key)).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined, key);
+        assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 0, retired: 1 }, key);
+      }
+      await assertNoDowntime();
+    } finally {
+      adopt.paris = true;
+    }
+  });
+
   test("the way back, 1: rome's link turns to Linkerd's form; mirrorc's slices are retired, in either apply order, and Kubernetes' slices take over without a gap", async (t) => {
     if (!ws) return t.skip(skip ?? 'no fleet');
     // WHEN rome's link adopts too (Linkerd's form) and synth runs

@@ -80,6 +80,24 @@ describe('adopting the mirrors of Linkerd\'s service-mirror controller', () => {
     assert.ok(line && /12 findings .*set adoptLinkerdMirrors: true on the link of their target \(docs\/migrate-from-linkerd-controller\.md\)/.test(line), lines.join('\n'));
   });
 
+  test("a link whose mirrors the source holds in Linkerd's form keeps that form when adoption is turned off, with MRC3028; any other link writes its own slices", () => {
+    // GIVEN london holds paris's mirrors in Linkerd's form (observed: mirrorc.io/endpoint-slices=kubernetes on one of them)
+    const snap = snapshot({ paris: target([service('shop', 'web')]) }, { london: { ...source(['shop'], []), kubernetesSlicedTargets: ['paris'] } });
+    // WHEN compiled with adoption off
+    const { objects, result } = compileObjects(fleet(false), snap);
+    // THEN web-paris stays in Linkerd's form: no skip-mirror, the slice retired, the form's label on the Service
+    assert.equal(objects.get('london/Endpoints/shop/web-paris').metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined);
+    assert.equal(objects.get('london/EndpointSlice/shop/web-paris-ipv4').metadata.labels['kubernetes.io/service-name'], 'retired.mirrorc.io');
+    assert.equal(objects.get('london/Service/shop/web-paris').metadata.labels['mirrorc.io/endpoint-slices'], 'kubernetes');
+    // AND a warning says why and what to do
+    assert.ok(result.diagnostics.some((d) => d.code === 'MRC3028' && d.target === 'paris' && /stay in Linkerd's endpoint form/.test(d.message)), result.warnings.join('\n'));
+    // AND a link of another target (nothing held in that form) is in mirrorc's form, without the label
+    const other = compileObjects(fleet(false), snapshot({ paris: target([service('shop', 'web')]) }, { london: { ...source(['shop'], []), kubernetesSlicedTargets: ['rome'] } }));
+    assert.equal(other.objects.get('london/Endpoints/shop/web-paris').metadata.labels['endpointslice.kubernetes.io/skip-mirror'], 'true');
+    assert.equal(other.objects.get('london/Service/shop/web-paris').metadata.labels['mirrorc.io/endpoint-slices'], undefined);
+    assert.equal(other.result.diagnostics.some((d) => d.code === 'MRC3028'), false);
+  });
+
   test('adoption takes only mirrors Linkerd wrote for the link\'s own target; other foreign Services are still refused', () => {
     // GIVEN web-paris written by Linkerd for another target name, and api-paris a plain Service of a team
     const snap = snapshot(

@@ -7,7 +7,7 @@ import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } fro
 import type { ObservedGateway, ObservedPort } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
-import { mirrorEndpointsLabels, mirrorSliceObjects, type SlicesBy } from '../../mirror-slices.js';
+import { mirrorEndpointsLabels, mirrorLabels, mirrorSliceObjects, type SlicesBy } from '../../mirror-slices.js';
 import { addApiObjects, byAddressFamily, endpointsObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 
 /** Properties of a {@link GatewayMirror}. */
@@ -75,7 +75,7 @@ export function gatewayMirrorObjects(props: GatewayMirrorProps): KubeObject[] {
   const { namespace, name, gateway } = props;
   // Sorted here too, so the output never depends on the order addresses were listed in.
   const gatewayAddresses = [...gateway.addresses].sort(compareStrings);
-  const labels = sortedMap(props.labels);
+  const labels = mirrorLabels(props.labels, props.slicesBy ?? 'mirrorc');
   const objects: KubeObject[] = [
     serviceObject(objectMeta(name, namespace, labels, sortedMap(props.annotations)), {
       ...(props.clusterIP !== undefined ? { clusterIP: props.clusterIP } : {}),

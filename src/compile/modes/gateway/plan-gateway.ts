@@ -4,7 +4,6 @@ import { mirrorMetadata } from '../../mirror-metadata.js';
 import type { MirrorRequest, MirrorUnit } from '../../mirror-unit.js';
 import type { PlanMemo } from '../../plan-memo.js';
 import type { KubeObject } from '../../kube-objects.js';
-import { slicesBy } from '../../mirror-slices.js';
 import { gatewayMirrorObjects, type MirrorEndpoints } from './gateway-mirror.js';
 import { genericGatewayPort, isGenericGateway } from './generic-gateway-port.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
@@ -38,7 +37,7 @@ export function planGatewayMirror(request: MirrorRequest, diagnostics: Diagnosti
     serviceNames: [name],
     objects: () => {
       const endpoints = mirrorEndpoints(request);
-      const by = slicesBy(link);
+      const by = request.slicesBy ?? 'mirrorc';
       const compute = (): KubeObject[] => gatewayMirrorObjects({ namespace, name, labels, annotations, ports: service.ports, gateway, remoteFqName: fqName, endpoints, slicesBy: by });
       // The same in every source: `labels` is the memo's record of this service and policy (ports, annotations, fq-name follow from it).
       return memo ? memo.sharedObjects(labels, ['gateway', namespace, name, gateway, endpoints, by], compute) : compute();

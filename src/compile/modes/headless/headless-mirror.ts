@@ -8,7 +8,7 @@ import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } fro
 import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snapshot.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
-import { mirrorEndpointsLabels, mirrorSliceObjects, type SlicesBy } from '../../mirror-slices.js';
+import { mirrorEndpointsLabels, mirrorLabels, mirrorSliceObjects, type SlicesBy } from '../../mirror-slices.js';
 import { addApiObjects, byAddressFamily, endpointsObject, objectMeta, serviceObject, sortedMap, type KubeObject } from '../../kube-objects.js';
 import { childId } from '../gateway/gateway-mirror.js';
 
@@ -72,7 +72,7 @@ export interface HeadlessRootMirrorProps {
 export function headlessRootMirrorObjects(props: HeadlessRootMirrorProps): KubeObject[] {
   const { namespace, name } = props;
   const pods = [...props.pods].sort((a, b) => compareStrings(a.hostname, b.hostname));
-  const labels = sortedMap(props.labels);
+  const labels = mirrorLabels(props.labels, props.slicesBy ?? 'mirrorc');
   const objects: KubeObject[] = [serviceObject(objectMeta(name, namespace, labels, sortedMap(props.annotations)), { clusterIP: 'None', ports: mirrorServicePorts(props.ports) })];
 
   const annotations = sortedMap({ [REMOTE_SVC_FQ_NAME_ANNOTATION]: props.remoteFqName, ...(props.gatewayIdentity ? { [REMOTE_GATEWAY_IDENTITY_ANNOTATION]: props.gatewayIdentity } : {}) });

@@ -14,7 +14,6 @@ import { remotePodFqName } from '../../names.js';
 import { gatewayMirrorObjects } from '../gateway/gateway-mirror.js';
 import { gatewayEndpoints } from '../gateway/plan-gateway.js';
 import { headlessRootMirrorObjects } from './headless-mirror.js';
-import { slicesBy } from '../../mirror-slices.js';
 
 /** A per-pod mirrored headless service, as the `-global` Service of its source sees it. */
 export interface PodSetContribution {
@@ -83,7 +82,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
         pods: pods.map((p) => ({ hostname: p.hostname, ip: context.pinnedIP(service.namespace, p.serviceName) })),
         remoteFqName: fqName,
         ...(gateway.identity ? { gatewayIdentity: gateway.identity } : {}),
-        slicesBy: slicesBy(link),
+        slicesBy: request.slicesBy ?? 'mirrorc',
       }),
       ...pods.flatMap((pod) => {
         const podFqName = remotePodFqName(pod.hostname, service.name, service.namespace, target.clusterDomain);
@@ -98,7 +97,7 @@ export function planHeadlessMirror(request: MirrorRequest, diagnostics: Diagnost
           clusterIP: context.pinnedIP(service.namespace, pod.serviceName),
           // A per-pod mirror follows the gateway's health but not the service's readiness (as in Linkerd).
           endpoints: gatewayEndpoints(request),
-          slicesBy: slicesBy(link),
+          slicesBy: request.slicesBy ?? 'mirrorc',
         });
       }),
     ],
