@@ -15,6 +15,7 @@ import { observedClusters } from '../delivery/observed-clusters.js';
 import { ReaderRbacChart } from '../delivery/reader-rbac-chart.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { redact } from '../util/redact.js';
+import { targetText } from '../util/printable-text.js';
 import { observerKubeconfigYaml, type MintedCluster } from './observer-kubeconfig.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { MirrorcError, type ExitCodeValue } from '../errors/mirrorc-error.js';
@@ -148,10 +149,10 @@ function clusterFailure(cluster: string, what: string, e: unknown): AccessError 
     try {
       reason = (JSON.parse(String(e.body)) as { message?: string }).message ?? '';
     } catch { /* no JSON body */ }
-    return new AccessError(`cluster "${cluster}": ${what}: HTTP ${code}${reason ? ` (${reason})` : ''}; ${hint}`, CLUSTER_FAILED);
+    return new AccessError(`cluster "${cluster}": ${what}: HTTP ${code}${reason ? ` (${targetText(reason)})` : ''}; ${hint}`, CLUSTER_FAILED);
   }
   const err = e as NodeJS.ErrnoException;
-  return new AccessError(`cluster "${cluster}": ${what}: ${err.code ?? err.message ?? String(e)}; check that the API server is up and reachable from here`, CLUSTER_FAILED);
+  return new AccessError(`cluster "${cluster}": ${what}: ${targetText(String(err.code ?? err.message ?? e))}; check that the API server is up and reachable from here`, CLUSTER_FAILED);
 }
 
 /** The output file must be a regular file or absent, in an existing folder. */

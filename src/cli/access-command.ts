@@ -6,6 +6,7 @@ import { commandLineFailure } from './command-line-failure.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { buildFleet, importFleetDefinition } from '../load/load-fleet.js';
 import { MirrorcError } from '../errors/mirrorc-error.js';
+import { printErr, printOut } from '../util/print.js';
 
 export const ACCESS_USAGE = `usage: mirrorc access --kubeconfig-out <file> [--cluster <name>]... [--duration <dur>] [--kubeconfig <admin>] [--fleet <file>]
 
@@ -43,7 +44,7 @@ export async function runAccess(argv: readonly string[], args: readonly string[]
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, (e as Error).message, ACCESS_USAGE);
   }
   if (values.help) {
-    process.stdout.write(`${ACCESS_USAGE}\n`);
+    printOut(ACCESS_USAGE);
     return ExitCode.OK;
   }
   const outFile = values['kubeconfig-out'];
@@ -63,9 +64,9 @@ export async function runAccess(argv: readonly string[], args: readonly string[]
       ...(values.kubeconfig !== undefined ? { adminKubeconfig: values.kubeconfig } : {}),
       expirationSeconds: Math.floor(durationMs / 1000),
       outFile,
-      onCluster: (line) => process.stderr.write(`${line}\n`),
+      onCluster: printErr,
     });
-    process.stderr.write(`wrote ${result.outFile} (mode 0600): contexts ${result.clusters.map((c) => c.context).join(', ')}; use it with: mirrorc synth --kubeconfig ${result.outFile}\n`);
+    printErr(`wrote ${result.outFile} (mode 0600): contexts ${result.clusters.map((c) => c.context).join(', ')}; use it with: mirrorc synth --kubeconfig ${result.outFile}`);
     return ExitCode.OK;
   } catch (e) {
     if (e instanceof MirrorcError) return commandLineFailure(argv, e.exitCode, e.message);

@@ -4,11 +4,11 @@
  * after every failure.
  */
 import { parseArgs } from 'node:util';
-import { redact } from '../util/redact.js';
+import { printErr } from '../util/print.js';
 import { COMMANDS, CLI_OPTIONS } from './options.js';
 import { buildRunReport, writeReportOrLog, type ReportCommand } from '../report/report.js';
 
-const stderrLog = { always: (line: string): void => void process.stderr.write(`${redact(line)}\n`) };
+const stderrLog = { always: printErr };
 
 /** The `--report` path, command and `--offline` as far as `argv` can be read, even when it is invalid. */
 function readableArgs(argv: readonly string[]): { reportFile?: string; command: ReportCommand; offline: boolean } {

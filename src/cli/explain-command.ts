@@ -5,6 +5,8 @@ import { ExitCode } from '../errors/exit-codes.js';
 import { renderExplanation } from '../explain/render-explanation.js';
 import { runExplain } from '../pipeline/run-explain.js';
 import { CLI_OPTIONS } from './options.js';
+import { printOut } from '../util/print.js';
+import { printableJson } from '../util/printable-text.js';
 
 /** The parsed options explain reads. */
 export interface ExplainArgs {
@@ -38,10 +40,10 @@ export async function runExplainCommand(argv: readonly string[], args: readonly 
     outDir,
   });
   if (!outcome.ok) {
-    if (values.json) process.stdout.write(`${JSON.stringify({ error: outcome.error, ...(outcome.reason ? { reason: outcome.reason } : {}) }, null, 2)}\n`);
+    if (values.json) printOut(printableJson(JSON.stringify({ error: outcome.error, ...(outcome.reason ? { reason: outcome.reason } : {}) }, null, 2)));
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, outcome.error);
   }
-  const text = values.json ? [JSON.stringify(outcome.explanation, null, 2)] : renderExplanation(outcome.explanation, outDir);
-  process.stdout.write(`${text.join('\n')}\n`);
+  // JSON keeps exact values (printableJson changes only how characters are written); text lines are made printable.
+  printOut(values.json ? printableJson(JSON.stringify(outcome.explanation, null, 2)) : renderExplanation(outcome.explanation, outDir).join('\n'));
   return ExitCode.OK;
 }

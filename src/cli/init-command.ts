@@ -5,6 +5,7 @@ import { initFleetRepo } from '../init/init-fleet-repo.js';
 import { FLEET_FILE } from '../init/scaffold-files.js';
 import { USAGE } from './options.js';
 import { MirrorcError } from '../errors/mirrorc-error.js';
+import { printOut } from '../util/print.js';
 
 /** Scaffolds the folder `args[0]` (default `.`), printing what was created and kept and what to do next. */
 export function runInit(argv: readonly string[], args: readonly string[]): number {
@@ -17,7 +18,7 @@ export function runInit(argv: readonly string[], args: readonly string[]): numbe
     if (e instanceof MirrorcError) return commandLineFailure(argv, e.exitCode, e.message);
     throw e;
   }
-  const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+  const out = printOut;
   for (const f of result.created) out(`created ${f}`);
   for (const f of result.kept) out(`kept    ${f} (exists)`);
   if (result.scriptsAdded.length > 0) out(`added npm scripts to package.json: ${result.scriptsAdded.join(', ')}`);

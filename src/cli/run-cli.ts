@@ -11,6 +11,7 @@ import { npmOfflineProblem } from './npm-offline.js';
 import { ownVersion } from './own-version.js';
 import type { FsHost } from '../emit/fs-host.js';
 import { runSynth } from '../pipeline/run-synth.js';
+import { printErr, printOut } from '../util/print.js';
 
 /** Commands the command line knows (for "did you mean"). */
 const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'explain', 'access'];
@@ -34,7 +35,7 @@ export interface CliProps {
 /** Runs the command line `argv` (without node and the script); returns the exit code. */
 export async function runCli(argv: string[], props: CliProps = {}): Promise<number> {
   if (argv.length === 0) {
-    process.stdout.write(`${USAGE}\n`);
+    printOut(USAGE);
     return ExitCode.INVALID_INPUT;
   }
   // `access` has options of its own (it mints credentials; it does not compile).
@@ -50,12 +51,12 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
   const { values, positionals } = parsed;
   const command = positionals[0];
   if (values.version) {
-    process.stdout.write(`${ownVersion()}\n`);
+    printOut(ownVersion());
     return ExitCode.OK;
   }
   if (values.help) {
     const known = command !== undefined && (HELP_COMMANDS as readonly string[]).includes(command);
-    process.stdout.write(`${known ? commandHelp(command as (typeof HELP_COMMANDS)[number]) : USAGE}\n`);
+    printOut(known ? commandHelp(command as (typeof HELP_COMMANDS)[number]) : USAGE);
     return ExitCode.OK;
   }
   if (command === undefined) {
@@ -85,7 +86,7 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
   }
   const cdk8sOutDir = process.env.CDK8S_OUTDIR;
   if (cdk8sOutDir && resolve(cdk8sOutDir) === resolve(values.out ?? 'dist')) {
-    process.stderr.write(`warning: cdk8s-cli deleted its output folder ${cdk8sOutDir}/ before running mirrorc, and it is mirrorc's output too; set "output: .cdk8s.out" in cdk8s.yaml\n`);
+    printErr(`warning: cdk8s-cli deleted its output folder ${cdk8sOutDir}/ before running mirrorc, and it is mirrorc's output too; set "output: .cdk8s.out" in cdk8s.yaml`);
   }
   const sources = (values.source ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
   const result = await runSynth({
@@ -102,7 +103,7 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
     ...(sources.length > 0 ? { sources } : {}),
     ...(values.report !== undefined ? { reportFile: values.report } : {}),
     // The report takes stdout: plan's and check's list of changes goes to stderr.
-    ...(values.report === '-' ? { print: (line: string) => void process.stderr.write(`${line}\n`) } : {}),
+    ...(values.report === '-' ? { print: printErr } : {}),
     ...(wait !== undefined ? { waitSeconds: wait } : {}),
     ...(values['max-stale'] !== undefined ? { maxStale: values['max-stale'] } : {}),
     env: process.env,

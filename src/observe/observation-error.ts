@@ -1,5 +1,6 @@
 /** Why a cluster could not be observed, in words an operator can act on. */
 import { redact } from '../util/redact.js';
+import { targetText } from '../util/printable-text.js';
 
 /** The broad cause, which decides the advice given. */
 export type ObservationFailure = 'kubeconfig' | 'unreachable' | 'unauthorized' | 'forbidden' | 'api-error' | 'over-budget';
@@ -13,7 +14,12 @@ const ADVICE: Record<ObservationFailure, string> = {
   'over-budget': 'its last known state is kept; if the cluster really is this large or slow, raise that field of its observationBudget in the fleet definition (see docs/observation-budgets.md), otherwise check its API server',
 };
 
-/** A cluster could not be observed. Never carries credentials: only the cluster, the request and the server's words, redacted. */
+/**
+ * A cluster could not be observed. Never carries credentials: only the cluster, the request and the
+ * server's words, redacted; and never a control character or a CI command: the server's words are
+ * its own (a Status `message`, a TLS or socket error naming what the server sent), so the detail is
+ * {@link targetText}.
+ */
 export class ObservationError extends Error {
   /** What failed, in the request's and the server's words. */
   public readonly detail: string;
@@ -31,8 +37,9 @@ export class ObservationError extends Error {
     detail: string,
     options: { readonly kubeconfigMissing?: boolean } = {},
   ) {
-    super(`cluster "${cluster}": ${redact(detail)}; ${ADVICE[failure]}`);
-    this.detail = redact(detail);
+    const safe = targetText(redact(detail));
+    super(`cluster "${cluster}": ${safe}; ${ADVICE[failure]}`);
+    this.detail = safe;
     this.kubeconfigMissing = failure === 'kubeconfig' && (options.kubeconfigMissing ?? false);
     this.name = 'ObservationError';
   }

@@ -10,7 +10,7 @@ import type { FileTree } from '../emit/render-files.js';
 import { writeLockOnly, writeOutput } from '../emit/write-output.js';
 import { CheckFailedError } from '../errors/mirrorc-error.js';
 import { largeRemovalMessage, type LargeRemoval } from '../guard/removal-guard.js';
-import { redact } from '../util/redact.js';
+import { outputText, printOut } from '../util/print.js';
 import type { ChangeReasons } from '../explain/change-reasons.js';
 import type { Compiled } from './compile-stage.js';
 import type { Loaded } from './load-stage.js';
@@ -39,9 +39,9 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
     return 'the lock was written (stale clusters keep their last known state)';
   }
   // Plan or check: compare with what is on disk, write nothing.
-  const printSink = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  // The plan shows changed fields, which may hold a target's annotation values: redacted like every log line.
-  const print = (line: string): void => printSink(redact(line));
+  const printSink = options.print ?? printOut;
+  // The plan shows changed fields, which may hold a target's annotation values: redacted and made printable like every log line.
+  const print = (line: string): void => printSink(outputText(line));
   logChanges(print, print, changes, outDir, before, tree, reasons?.byFile);
   if (lockChanged) print(`${lockFile}: would change`);
   if (mode === 'plan') for (const row of compiled.planRows) print(row);

@@ -2,6 +2,7 @@
 import { NODE_FS_HOST } from '../emit/durable-fs.js';
 import type { FsHost } from '../emit/fs-host.js';
 import { runLog, type RunLog } from '../report/run-log.js';
+import { printErr } from '../util/print.js';
 import { stageTimer, type SynthStage } from './stage-timer.js';
 import type { SynthMode, SynthOptions } from './synth-options.js';
 
@@ -29,7 +30,7 @@ export function runContext(options: SynthOptions, limitHeapGrowth: () => void = 
     options,
     mode: options.mode ?? 'write',
     ...(shard ? { shard } : {}),
-    log: runLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)), options.verbosity ?? 'normal'),
+    log: runLog(options.log ?? printErr, options.verbosity ?? 'normal'),
     now: options.now ?? (() => new Date()),
     mark: stageTimer(options.onStage),
     host: options.host ?? NODE_FS_HOST,

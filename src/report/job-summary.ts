@@ -6,30 +6,36 @@
 import { appendFileSync } from 'node:fs';
 import type { RunReport } from './report.js';
 import type { RunLog } from './run-log.js';
+import { markdownCode, markdownText } from './markdown-text.js';
+import { outputText } from '../util/print.js';
 
-/** Markdown of one run for the job summary; built from the (already redacted) report only. */
+/**
+ * Markdown of one run for the job summary; built from the (already redacted) report only. Messages
+ * (which carry a target's words) are code spans and names plain escaped text (markdown-text.ts), so
+ * nothing a target returned renders as markup; every line is then made printable like a log line.
+ */
 export function jobSummaryMarkdown(report: RunReport): string {
-  const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+  const cell = (s: string): string => markdownCode(s, 'cell');
   const outcome = report.exitCode === 0 ? 'ok' : `exit ${report.exitCode}`;
   const lines = [`### mirrorc ${report.command}${report.offline ? ' --offline' : ''}: ${outcome}`, ''];
-  if (report.error !== null) lines.push(`> ${cell(report.error)}`, '');
+  if (report.error !== null) lines.push(`> ${markdownCode(report.error, 'paragraph')}`, '');
   const compiled = report.sources.filter((s) => s.compiled);
   if (compiled.length > 0) {
     lines.push(`| source | added | changed | removed | unchanged |`, '|---|---:|---:|---:|---:|');
-    for (const s of compiled) lines.push(`| ${s.cluster} | ${s.added.length} | ${s.changed.length} | ${s.removed.length} | ${s.unchanged} |`);
+    for (const s of compiled) lines.push(`| ${markdownText(s.cluster)} | ${s.added.length} | ${s.changed.length} | ${s.removed.length} | ${s.unchanged} |`);
     lines.push('');
   }
   const stale = [...report.targets.map((t) => ({ ...t, role: 'target' })), ...report.sources.map((s) => ({ ...s, role: 'source' }))]
     .filter((c) => c.stale);
   if (stale.length > 0) {
     lines.push('| stale cluster | role | stale since | this run |', '|---|---|---|---|');
-    for (const c of stale) lines.push(`| ${c.cluster} | ${c.role} | ${c.staleSince ?? '-'} | ${c.error !== null ? cell(c.error) : c.observed ? 'ok' : 'not observed'} |`);
+    for (const c of stale) lines.push(`| ${markdownText(c.cluster)} | ${c.role} | ${c.staleSince !== null ? markdownText(c.staleSince) : '-'} | ${c.error !== null ? cell(c.error) : c.observed ? 'ok' : 'not observed'} |`);
     lines.push('');
   } else if (report.targets.length + report.sources.length > 0) {
     lines.push('No stale clusters.', '');
   }
   lines.push(`Lock ${report.lockChanged ? (report.command === 'synth' || report.command === 'observe' ? 'updated' : 'would change') : 'unchanged'}.`, '');
-  return `${lines.join('\n')}\n`;
+  return outputText(`${lines.join('\n')}\n`);
 }
 
 /** Appends the run's summary to `$GITHUB_STEP_SUMMARY` when set; a failure to write is a warning, never a failed run. */

@@ -12,6 +12,7 @@ import type { FleetSpec } from '../model/fleet-spec.js';
 import type { StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { printableJson } from '../util/printable-text.js';
 import { sortedUnique } from '../util/order.js';
 import { redact } from '../util/redact.js';
 import type { RunLog } from './run-log.js';
@@ -180,7 +181,8 @@ export const REPORT_TO_STDOUT = '-';
  * is: a rename would replace a device node or a link with a plain file.
  */
 export function writeReportFile(path: string, report: RunReport): void {
-  const text = canonicalJson(report);
+  // Exact values; the characters a terminal or CI log would act on written as \u escapes (src/util/printable-text.ts).
+  const text = printableJson(canonicalJson(report));
   if (path === REPORT_TO_STDOUT) {
     writeAllSync(1, text);
     return;

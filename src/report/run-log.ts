@@ -1,5 +1,5 @@
 /** Verbosity levels of the CLI's stderr output: what an operator sees while a run progresses. */
-import { redact } from '../util/redact.js';
+import { outputText } from '../util/print.js';
 
 /** `quiet`: errors and warnings only; `normal`: also progress, changed files and the summary; `verbose`: also changed fields and timings. */
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
@@ -15,9 +15,9 @@ export interface RunLog {
   readonly verbosity: Verbosity;
 }
 
-/** A {@link RunLog} writing to `sink`, with credentials redacted from every line. */
+/** A {@link RunLog} writing to `sink`, with credentials redacted from every line and every line made printable (src/util/print.ts). */
 export function runLog(sink: (line: string) => void, verbosity: Verbosity): RunLog {
-  const write = (line: string): void => sink(redact(line));
+  const write = (line: string): void => sink(outputText(line));
   return {
     verbosity,
     always: write,

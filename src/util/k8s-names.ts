@@ -4,6 +4,7 @@
  * value is unacceptable, in plain words that quote the value, or undefined when it is fine.
  */
 import { isIP } from 'node:net';
+import { targetText } from './printable-text.js';
 
 const DNS_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -16,9 +17,12 @@ export const SERVICE_PROTOCOLS: readonly string[] = ['TCP', 'UDP', 'SCTP'];
 /** The Service types Kubernetes accepts. */
 export const SERVICE_TYPES: readonly string[] = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
 
-/** A value quoted for a message: JSON, so a newline or a quote shows as an escape, cut when long. */
+/**
+ * A value quoted for a message: JSON, so a newline or a quote shows as an escape, cut when long; as
+ * {@link targetText}, so no control, bidi or CI command of a name a target returned reaches a log.
+ */
 export function quote(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  const text = targetText(JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

@@ -68,7 +68,7 @@ new Link(fleet, 'london-from-paris', { source: london, target: paris });`);
     // AND the job summary says what is stale since when
     const md = readFileSync(summary, 'utf8');
     assert.match(md, /### mirrorc synth: exit 9/);
-    assert.match(md, new RegExp(`\\| paris \\| target \\| ${since} \\| cluster "paris": `));
+    assert.match(md, new RegExp(`\\| paris \\| target \\| ${since} \\| \` cluster "paris": `));
 
     // WHEN the limit is longer than the outage, the same state passes
     const longer = await repo.run(['synth', '--kubeconfig', kubeconfig, '--max-stale', '4d']);

@@ -1,8 +1,9 @@
 /**
  * A stand-in for a broken or hostile kube-apiserver: plain HTTP, answering the few read requests
  * mirrorc makes (list Services, get a Service, list namespaces, list EndpointSlices) with whatever
- * objects a test gives it, unvalidated. A real apiserver rejects invalid names, so this is the only
- * way to show what mirrorc does with them. No timing is involved: every answer is immediate.
+ * objects a test gives it, unvalidated, or with an error Status whose message the test wrote. A
+ * real apiserver rejects invalid names, so this is the only way to show what mirrorc does with
+ * them. No timing is involved: every answer is immediate.
  */
 import { createServer, type Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
@@ -16,6 +17,8 @@ export interface StubCluster {
   readonly namespaces: readonly string[];
   /** EndpointSlices by `namespace/service`. @default none */
   readonly endpointSlices?: Readonly<Record<string, readonly unknown[]>>;
+  /** Every Services list is answered with this HTTP status and a Status body carrying `message` (a real server's text is its own, so any). @default the list */
+  readonly servicesStatus?: { readonly code: number; readonly message: string };
 }
 
 /** Running stub apiservers, one per cluster, and a kubeconfig with one context per cluster name. */
@@ -40,6 +43,8 @@ function serve(cluster: StubCluster): Server {
     const meta = (o: unknown): { namespace?: string; name?: string } => (o as { metadata?: { namespace?: string; name?: string } }).metadata ?? {};
     // /api/v1/services?labelSelector=k=v[,k=v] (equality selectors are all mirrorc sends by default)
     if (url.pathname === '/api/v1/services') {
+      const failure = cluster.servicesStatus;
+      if (failure) return send(failure.code, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: failure.message, reason: 'Forbidden', code: failure.code }));
       const wanted = (url.searchParams.get('labelSelector') ?? '').split(',').filter((r) => r !== '').map((r) => r.split('=') as [string, string]);
       const labels = (o: unknown): Record<string, string> => (o as { metadata?: { labels?: Record<string, string> } }).metadata?.labels ?? {};
       return send(200, list('ServiceList', cluster.services.filter((svc) => wanted.every(([k, v]) => labels(svc)[k] === v))));

@@ -111,7 +111,7 @@ describe('synth against a target that refuses every request, with a lock saying 
     assert.equal(result.report.exitCode, ExitCode.STALE_LIMIT);
     const summary = readFileSync(r.summary, 'utf8');
     assert.match(summary, /### mirrorc synth: exit 9/);
-    assert.match(summary, /\| paris \| target \| 2025-03-01T10:00:00Z \| cluster "paris": .*denied by the test server/);
+    assert.match(summary, /\| paris \| target \| 2025-03-01T10:00:00Z \| ` cluster "paris": .*denied by the test server.* ` \|/);
     assert.match(summary, /\| london \| \d+ \| 0 \| 0 \| 0 \|/);
   });
 
