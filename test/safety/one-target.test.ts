@@ -258,7 +258,7 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
     }
   });
 
-  test('finding 10: GIVEN exports in a target\'s kube-system, linkerd and linkerd-multicluster WHEN synth runs THEN they are not mirrored (Linkerd or MCS), each named in a warning; a link with mirrorSystemNamespaces mirrors them', async (t) => {
+  test('finding 10 (and issue 33 item 6, federated members): GIVEN exports and federated members in a target\'s kube-system, linkerd and linkerd-multicluster WHEN synth runs THEN they are not mirrored (Linkerd, MCS or <svc>-federated), each named in a warning; a link with mirrorSystemNamespaces mirrors them', async (t) => {
     if (!fleet) return t.skip('no kube-apiserver');
     const body = (optIn: boolean): string => `
       const london = new Cluster(fleet, 'london');
@@ -268,8 +268,13 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
     const { repo, synth } = newRepo(body(false));
     for (const ns of ['linkerd', 'linkerd-multicluster']) await ensureNamespace(fleet, 'london', ns);
     const system = [['kube-system', 'dns-cache'], ['linkerd', 'sys-web'], ['linkerd-multicluster', 'sys-api']] as const;
+    const FEDERATED = { 'mirror.linkerd.io/federated': 'member' };
     try {
       for (const [ns, name] of system) for (const cluster of ['paris', 'rome']) await applyService(fleet, cluster, ns, name, { app: name, ...EXPORTED });
+      // Federated members of paris in the same system namespaces, one elsewhere, and london's own member in its kube-system
+      for (const [ns, name] of system) await applyService(fleet, 'paris', ns, `fed-${name}`, { app: `fed-${name}`, ...FEDERATED });
+      await applyService(fleet, 'paris', 'sys', 'fed-ok', { app: 'fed-ok', ...FEDERATED });
+      await applyService(fleet, 'london', 'kube-system', 'fed-local', { app: 'fed-local', ...FEDERATED });
       await applyService(fleet, 'paris', 'sys', 'ok', { app: 'ok', ...EXPORTED });
       await applyService(fleet, 'rome', 'sys', 'ok-mcs', { app: 'ok-mcs', ...EXPORTED });
       const run = await synth();
@@ -280,7 +285,12 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
         }
         assert.equal(file(repo, `london/${ns}/service-${name}-paris.yaml`), undefined);
         assert.equal(file(repo, `london/${ns}/serviceimport-${name}.yaml`), undefined, 'no bare-named MCS import in a system namespace');
+        assert.ok(run.report.warnings.some((w: string) => w.startsWith(`london: "${ns}" is a system namespace of "paris", so paris/${ns}/fed-${name} is not mirrored`)), `federated ${ns}\n${run.report.warnings.join('\n')}`);
+        assert.equal(file(repo, `london/${ns}/service-fed-${name}-federated.yaml`), undefined, `no federated Service in london's ${ns}`);
       }
+      assert.ok(run.report.warnings.some((w: string) => w.startsWith('london: its federated Service kube-system/fed-local-federated would go to "kube-system", a system namespace of "london", so london/kube-system/fed-local is not mirrored')), run.report.warnings.join('\n'));
+      assert.equal(file(repo, 'london/kube-system/service-fed-local-federated.yaml'), undefined);
+      assert.ok(file(repo, 'london/sys/service-fed-ok-federated.yaml'));
       assert.ok(file(repo, 'london/sys/service-ok-paris.yaml'));
       assert.ok(file(repo, 'london/sys/serviceimport-ok-mcs.yaml'));
       // WHEN the paris link opts in THEN paris's system services are mirrored, rome's (MCS, not opted in) still are not
@@ -290,9 +300,15 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
       for (const [ns, name] of system) {
         assert.ok(file(repo, `london/${ns}/service-${name}-paris.yaml`), `${ns}/${name}`);
         assert.equal(file(repo, `london/${ns}/serviceimport-${name}.yaml`), undefined);
+        assert.ok(file(repo, `london/${ns}/service-fed-${name}-federated.yaml`), `federated ${ns}/${name}`);
       }
+      // london's own member alone still makes none in its kube-system: no member's link brings it
+      assert.equal(file(repo, 'london/kube-system/service-fed-local-federated.yaml'), undefined);
     } finally {
       for (const [ns, name] of system) for (const cluster of ['paris', 'rome']) await deleteService(cluster, ns, name);
+      for (const [ns, name] of system) await deleteService('paris', ns, `fed-${name}`);
+      await deleteService('paris', 'sys', 'fed-ok');
+      await deleteService('london', 'kube-system', 'fed-local');
       await deleteService('paris', 'sys', 'ok');
       await deleteService('rome', 'sys', 'ok-mcs');
       repo.remove();
