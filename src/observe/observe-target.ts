@@ -173,8 +173,9 @@ async function observeGateway(client: ClusterClient, spec: GatewaySpec, rejectio
   if (resolved.ips.length === 0 || port === undefined) return { problems };
   const gateway: ObservedGateway = { addresses: resolved.ips, port, ...(identity ? { identity } : {}) };
   // The probe goes to the address the fleet file names, or only to a gateway that passed every
-  // check: the target chooses its addresses, port and path, and must not make synth send requests
-  // to loopback, the cloud metadata endpoint or the source's own ranges.
+  // check, and then only to its addresses the fleet allows for probing (probe-policy.ts): the target
+  // chooses its addresses and port, and must not make synth send requests to loopback, the cloud
+  // metadata endpoint, the source's own ranges or any private address the fleet did not declare.
   const rejected = spec.probe && spec.probe.address === undefined ? rejections(gateway) : [];
   if (spec.probe && rejected.length > 0) {
     problems.push(`${where} is not probed, because its gateway is rejected (see the REJECTED warning); no request is sent to it`);
