@@ -79,10 +79,15 @@ export function credentialsSecretName(cluster: string): string {
 
 /** Name of the gateway Service port that answers Linkerd's gateway probe. */
 export const PROBE_PORT_NAME = 'mc-probe';
-/** On the target's gateway Service: the HTTP path of the gateway probe (read by `linkerd mc link-gen`). */
-export const GATEWAY_PROBE_PATH_ANNOTATION = 'mirror.linkerd.io/probe-path';
 /** On the target's gateway Service: the probe period, whole seconds (`3`) or a Go duration (`3s`). */
 export const GATEWAY_PROBE_PERIOD_ANNOTATION = 'mirror.linkerd.io/probe-period';
+/**
+ * The gateway probe path of Linkerd's multicluster chart (its `mirror.linkerd.io/probe-path`
+ * annotation default, the Link's `probeSpec.path`): the path synth probes unless the fleet file
+ * names another (`gateway.probe.path`). Synth never reads the annotation: the target would choose
+ * what synth requests.
+ */
+export const DEFAULT_GATEWAY_PROBE_PATH = '/ready';
 /** Failed probes in a row after which Linkerd marks a gateway dead (its default failure threshold). */
 export const GATEWAY_PROBE_FAILURE_THRESHOLD = 3;
 /** Linkerd's default probe period, in seconds. */

@@ -296,6 +296,7 @@ function skipReasonOf(warning: string): ExplainReason {
   if (/would (all|both) be mirrored as Service/.test(warning)) return ExplainReason.NAME_CLASH;
 
   if (/ClusterIP|pinned/i.test(warning)) return ExplainReason.PINNED_IP_UNAVAILABLE;
+  if (/a system namespace of "[^"]+", so .* is not mirrored; /.test(warning)) return ExplainReason.SYSTEM_NAMESPACE;
   return ExplainReason.SKIPPED;
 }
 

@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
-import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_TRUST_DOMAIN, LINKERD_CONTROL_PLANE_NAMESPACE } from '../contract/linkerd.js';
-import type { ClusterSpec } from './fleet-spec.js';
+import { DEFAULT_GATEWAY_NAME, DEFAULT_GATEWAY_NAMESPACE, DEFAULT_GATEWAY_PROBE_PATH, DEFAULT_TRUST_DOMAIN, LINKERD_CONTROL_PLANE_NAMESPACE } from '../contract/linkerd.js';
+import type { ClusterSpec, GatewayProbeSpec } from './fleet-spec.js';
 import type { LabelSelector } from './label-selector.js';
 import { resolveObservationBudget, type ObservationBudgetProps } from './observation-budget.js';
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR } from './link.js';
@@ -96,11 +96,28 @@ export interface GatewayProbeProps {
   /**
    * `host:port` that synth probes instead of each gateway address at the gateway Service's `mc-probe`
    * port: for a machine that reaches the probe endpoint another way (a VPN address, a port-forward).
-   * The path and period still come from the gateway Service's annotations.
+   * The period still comes from the gateway Service's annotation.
    *
-   * @default - each gateway address at the `mc-probe` port
+   * @default - each gateway address the fleet allows for probing (see `allowedCidrs`) at the `mc-probe` port
    */
   readonly address?: string;
+  /**
+   * The HTTP path synth probes. The target's `mirror.linkerd.io/probe-path` annotation is not used:
+   * the target would choose what synth requests.
+   *
+   * @default '/ready' (the probe path of Linkerd's multicluster chart)
+   */
+  readonly path?: string;
+  /**
+   * CIDR blocks in which synth may probe a gateway address that is not public (a private, CGNAT,
+   * unique local or other special-purpose address): the range your gateways' load balancers use, e.g.
+   * `['10.20.0.0/16']`. The target chooses its gateway's address, so a gateway outside every allowed
+   * range is not probed (a warning says so). Loopback, link-local and the linking sources' declared
+   * ranges are never probed, whatever this says.
+   *
+   * @default - none: only public addresses, and IPs that `gateway.addresses` names
+   */
+  readonly allowedCidrs?: readonly string[];
 }
 
 /** Properties of a {@link Cluster}. */
@@ -239,7 +256,7 @@ export class Cluster extends Construct {
         ...(gw.addresses !== undefined ? { addresses: [...gw.addresses] } : {}),
         ...(gw.port !== undefined ? { port: gw.port } : {}),
         ...(gw.identity !== undefined ? { identity: gw.identity } : {}),
-        ...(gw.probe !== undefined ? { probe: { mode: gw.probe.mode ?? 'warn', ...(gw.probe.address !== undefined ? { address: gw.probe.address } : {}) } } : {}),
+        ...(gw.probe !== undefined ? { probe: probeSpec(gw.probe) } : {}),
       },
       ...(this.props.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: this.props.pinnedServiceIPRange } : {}),
       ...(this.props.serviceCidrs !== undefined ? { serviceCidrs: [...this.props.serviceCidrs] } : {}),
@@ -249,4 +266,13 @@ export class Cluster extends Construct {
       observationBudget: resolveObservationBudget(this.props.observationBudget),
     };
   }
+}
+
+function probeSpec(probe: GatewayProbeProps): GatewayProbeSpec {
+  return {
+    mode: probe.mode ?? 'warn',
+    ...(probe.address !== undefined ? { address: probe.address } : {}),
+    path: probe.path ?? DEFAULT_GATEWAY_PROBE_PATH,
+    ...(probe.allowedCidrs !== undefined ? { allowedCidrs: [...probe.allowedCidrs] } : {}),
+  };
 }

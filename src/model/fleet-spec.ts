@@ -41,6 +41,10 @@ export interface GatewayProbeSpec {
   readonly mode: 'warn' | 'not-ready';
   /** `host:port` synth probes instead of each gateway address at the `mc-probe` port; absent when none. */
   readonly address?: string;
+  /** The HTTP path probed (`/ready` unless the fleet file names another). */
+  readonly path: string;
+  /** CIDR blocks in which a gateway address that is not public may be probed; absent when none. */
+  readonly allowedCidrs?: readonly string[];
 }
 
 /** One cluster of the fleet. */

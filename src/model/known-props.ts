@@ -51,7 +51,7 @@ export const CLUSTER_PROPS: PropsShape = {
     gateway: {
       names: propNames<GatewayProps>()(['kind', 'servicePorts', 'namespace', 'name', 'addresses', 'port', 'identity', 'probe']),
       stringLists: ['addresses'],
-      nested: { probe: { names: propNames<GatewayProbeProps>()(['mode', 'address']) } },
+      nested: { probe: { names: propNames<GatewayProbeProps>()(['mode', 'address', 'path', 'allowedCidrs']) } },
     },
     observationBudget: {
       names: propNames<ObservationBudgetProps>()(['deadlineSeconds', 'maxRequests', 'listPageSize', 'maxPagesPerList', 'maxItemsPerList', 'maxBytesPerList', 'maxProbeAddresses', 'maxProbeSeconds']),

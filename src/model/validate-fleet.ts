@@ -2,6 +2,7 @@
 import { forbiddenFamilyOfEntry, type MetadataKind } from '../contract/metadata-policy.js';
 import { GLOBAL_SERVICE_SUFFIX } from '../contract/mirrorc.js';
 import { ipRangeProblem } from '../util/ip-range.js';
+import { urlPathProblem } from '../util/url-path.js';
 import { dns1123SubdomainProblem } from '../util/k8s-names.js';
 import { FEDERATED_NAME_SUFFIX } from '../contract/linkerd.js';
 import { Cluster } from './cluster.js';
@@ -110,6 +111,13 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     if (gw.probe !== undefined) {
       if (gw.probe.mode !== 'warn' && gw.probe.mode !== 'not-ready') problems.push(`${where}: gateway.probe.mode ${JSON.stringify(gw.probe.mode)} is not "warn" or "not-ready"`);
       if (gw.probe.address !== undefined && probeAddressProblem(gw.probe.address)) problems.push(`${where}: gateway.probe.address ${probeAddressProblem(gw.probe.address)}`);
+      if (urlPathProblem(gw.probe.path)) problems.push(`${where}: gateway.probe.path ${urlPathProblem(gw.probe.path)}`);
+      const allowed = gw.probe.allowedCidrs;
+      if (allowed !== undefined && !Array.isArray(allowed)) problems.push(`${where}: gateway.probe.allowedCidrs is not a list of CIDR blocks (e.g. ['10.20.0.0/16'])`);
+      else for (const cidr of allowed ?? []) {
+        const p = ipRangeProblem(cidr);
+        if (p) problems.push(`${where}: gateway.probe.allowedCidrs entry ${p}; give the ranges of your gateways' addresses, e.g. ['10.20.0.0/16']`);
+      }
     }
     if (spec.pinnedServiceIPRange !== undefined) {
       const rangeProblem = ipRangeProblem(spec.pinnedServiceIPRange);

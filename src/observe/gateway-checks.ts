@@ -2,8 +2,8 @@
  * Checks of a target's gateway before its mirrors point at it. A target team controls its gateway
  * Service, so its address must not be able to send a source's mirrored traffic somewhere inside
  * the source itself: loopback, link-local (the cloud metadata endpoint 169.254.169.254),
- * unspecified, multicast and broadcast addresses are rejected, in IPv4, IPv6 and IPv4-mapped
- * IPv6 forms, as is any address inside a linking source's declared Service or pod ranges.
+ * unspecified, multicast and broadcast addresses are rejected, in IPv4, IPv6, IPv4-mapped and NAT64
+ * (`64:ff9b::/96`) IPv6 forms, as is any address inside a linking source's declared Service or pod ranges.
  */
 import { isIPv6 } from 'node:net';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
@@ -31,11 +31,16 @@ const SPECIAL_RANGES: readonly { cidr: string; what: string }[] = [
   { cidr: 'ff00::/8', what: 'a multicast address' },
 ];
 const SPECIAL = SPECIAL_RANGES.map((r) => ({ range: parseIpRange(r.cidr), what: r.what }));
-const IPV4_MAPPED = parseIpRange('::ffff:0:0/96');
+/**
+ * IPv6 ranges whose last 32 bits are an IPv4 address the packet reaches: IPv4-mapped addresses (the
+ * host's own IPv4 stack) and NAT64's well-known prefix (RFC 6052: the NAT64 gateway forwards to it,
+ * so `64:ff9b::a9fe:a9fe` is 169.254.169.254 from where the gateway stands).
+ */
+const IPV4_EMBEDDING = [parseIpRange('::ffff:0:0/96'), parseIpRange('64:ff9b::/96')];
 
-/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`), or undefined. */
-function embeddedIPv4(ip: string): string | undefined {
-  if (!isIPv6(ip) || !rangeContains(IPV4_MAPPED, ip)) return undefined;
+/** The IPv4 address inside an IPv4-mapped (`::ffff:127.0.0.1`) or NAT64 (`64:ff9b::7f00:1`) IPv6 address, or undefined. */
+export function embeddedIPv4(ip: string): string | undefined {
+  if (!isIPv6(ip) || !IPV4_EMBEDDING.some((r) => rangeContains(r, ip))) return undefined;
   const hextets = canonicalIp(ip).split(':').slice(-2).map((h) => parseInt(h, 16));
   const [high, low] = [hextets[0] ?? 0, hextets[1] ?? 0];
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
@@ -47,7 +52,7 @@ export function gatewayAddressProblem(ip: string, declared: readonly DeclaredRan
   if (literal) return literal;
   const forms = [ip, embeddedIPv4(ip)].filter((f): f is string => f !== undefined);
   for (const form of forms) {
-    const mapped = form === ip ? '' : ` (IPv4-mapped ${form})`;
+    const mapped = form === ip ? '' : ` (${rangeContains(IPV4_EMBEDDING[0]!, ip) ? 'IPv4-mapped' : 'NAT64 of'} ${form})`;
     const special = SPECIAL.find((s) => rangeContains(s.range, form));
     if (special) return `${ip}${mapped} is ${special.what}`;
     const inside = declared.find((d) => rangeContains(d.range, form));

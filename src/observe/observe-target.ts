@@ -2,7 +2,7 @@
 import { timeoutSignal } from '../util/timeout-signal.js';
 import type * as k8s from '@kubernetes/client-node';
 import { GATEWAY_IDENTITY_ANNOTATION, GATEWAY_PORT_NAME, GATEWAY_PROBE_FAILURE_THRESHOLD } from '../contract/linkerd.js';
-import type { ExplicitExportSpec, GatewayProbeSpec, GatewaySpec, LinkSpec } from '../model/fleet-spec.js';
+import type { ExplicitExportSpec, GatewaySpec, LinkSpec } from '../model/fleet-spec.js';
 import { linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
 import { mapLimit } from '../util/map-limit.js';
 import { compareBy, compareStrings, sortedUnique } from '../util/order.js';
@@ -11,6 +11,7 @@ import { readsServiceExports } from '../model/service-exports.js';
 import type { ClusterClient } from './cluster-client.js';
 import { resolveAddresses } from './resolve-addresses.js';
 import { probeGateway, probePlan } from './probe-gateway.js';
+import { probeAddresses } from './probe-policy.js';
 import type { ObservedGateway, ObservedGatewayProbe, ObservedService, TargetSnapshot } from '../snapshot/snapshot.js';
 import { validServices } from './observed-checks.js';
 import { observePodEndpoints, observeReadiness, podEndpoints, readiness, toObservedService } from './to-plain.js';
@@ -172,13 +173,14 @@ async function observeGateway(client: ClusterClient, spec: GatewaySpec, rejectio
   if (resolved.ips.length === 0 || port === undefined) return { problems };
   const gateway: ObservedGateway = { addresses: resolved.ips, port, ...(identity ? { identity } : {}) };
   // The probe goes to the address the fleet file names, or only to a gateway that passed every
-  // check: the target chooses its addresses, port and path, and must not make synth send requests
-  // to loopback, the cloud metadata endpoint or the source's own ranges.
+  // check, and then only to its addresses the fleet allows for probing (probe-policy.ts): the target
+  // chooses its addresses and port, and must not make synth send requests to loopback, the cloud
+  // metadata endpoint, the source's own ranges or any private address the fleet did not declare.
   const rejected = spec.probe && spec.probe.address === undefined ? rejections(gateway) : [];
   if (spec.probe && rejected.length > 0) {
     problems.push(`${where} is not probed, because its gateway is rejected (see the REJECTED warning); no request is sent to it`);
   }
-  const probe = spec.probe && rejected.length === 0 ? await probeOutcome(where, spec.probe, svc, resolved.ips, problems, client) : undefined;
+  const probe = spec.probe && rejected.length === 0 ? await probeOutcome(where, spec, svc, resolved.ips, problems, client) : undefined;
   return { gateway, problems, ...(probe ? { probe } : {}) };
 }
 
@@ -186,10 +188,13 @@ async function observeGateway(client: ClusterClient, spec: GatewaySpec, rejectio
  * Probes the gateway as the model asks and words what a failure means: a warning either way, and
  * under `not-ready` the verdict that compile turns into not-ready mirrors.
  */
-async function probeOutcome(where: string, spec: GatewayProbeSpec, svc: k8s.V1Service | undefined, ips: readonly string[], problems: string[], client: ClusterClient): Promise<ObservedGatewayProbe | undefined> {
-  const plan = probePlan(svc, ips, spec.address);
+async function probeOutcome(where: string, gatewaySpec: GatewaySpec, svc: k8s.V1Service | undefined, ips: readonly string[], problems: string[], client: ClusterClient): Promise<ObservedGatewayProbe | undefined> {
+  const spec = gatewaySpec.probe!;
+  const allowed = spec.address === undefined ? allowedProbeAddresses(where, gatewaySpec, ips, problems) : ips;
+  if (allowed.length === 0) return undefined;
+  const plan = probePlan(svc, allowed, spec);
   if ('problem' in plan) {
-    problems.push(`${where} ${plan.problem}; its mirrors stay ready (add the annotation and port, as linkerd-multicluster's chart does, or remove gateway.probe)`);
+    problems.push(`${where} ${plan.problem}; its mirrors stay ready (add the port and annotation, as linkerd-multicluster's chart does, or remove gateway.probe)`);
     return undefined;
   }
   const { maxProbeAddresses, maxProbeSeconds } = client.budget;
@@ -210,6 +215,23 @@ async function probeOutcome(where: string, spec: GatewayProbeSpec, svc: k8s.V1Se
     : '; no probe got an HTTP answer: if this machine cannot reach the gateway the way the source clusters\' pods do, set gateway.probe.address to a way it can, or remove gateway.probe';
   problems.push(`${where} failed its probe ${GATEWAY_PROBE_FAILURE_THRESHOLD} times (${outcome.failures.join('; ')}); ${effect}${reach}`);
   return spec.mode === 'not-ready' ? { alive: false } : undefined;
+}
+
+/**
+ * The gateway addresses the fleet allows the probe to reach (probe-policy.ts), with one problem
+ * naming those it does not; none means no probe, and the mirrors stay ready.
+ */
+function allowedProbeAddresses(where: string, spec: GatewaySpec, ips: readonly string[], problems: string[]): readonly string[] {
+  const { allowed, refused } = probeAddresses(ips, { allowedCidrs: spec.probe?.allowedCidrs, namedAddresses: spec.addresses });
+  if (refused.length > 0) {
+    const listed = refused.map((r) => `${r.ip} (${r.why})`).join(', ');
+    const effect = allowed.length > 0 ? `only ${allowed.join(', ')} ${allowed.length === 1 ? 'is' : 'are'} probed` : 'it is not probed, and its mirrors stay ready';
+    problems.push(
+      `${where}: the probe sends no request to ${listed}: an address that is not public is probed only inside gateway.probe.allowedCidrs; ${effect}. ` +
+        'If the gateway really is there, add its range to gateway.probe.allowedCidrs, or set gateway.probe.address',
+    );
+  }
+  return allowed;
 }
 
 function ingressAddresses(svc: k8s.V1Service | undefined): string[] {

@@ -1,6 +1,7 @@
 /**
  * Synth's one-off version of Linkerd's gateway probe (multicluster/service-mirror/probe_worker.go):
- * `GET http://<address>:<mc-probe port><probe-path>`; a 200 answer means alive. Linkerd probes every
+ * `GET http://<address>:<mc-probe port><path>`; a 200 answer means alive. Only the status is read:
+ * the body is never read, printed or stored, and redirects are not followed. Linkerd probes every
  * period and marks the gateway dead after three failures in a row; synth makes at most that many
  * attempts, one period apart, and stops at the first success. The only network I/O besides the
  * cluster APIs; it never runs unless the model asks for it (`gateway.probe`).
@@ -11,11 +12,11 @@ import type * as k8s from '@kubernetes/client-node';
 import {
   DEFAULT_GATEWAY_PROBE_PERIOD_SECONDS,
   GATEWAY_PROBE_FAILURE_THRESHOLD,
-  GATEWAY_PROBE_PATH_ANNOTATION,
   GATEWAY_PROBE_PERIOD_ANNOTATION,
   PROBE_PORT_NAME,
 } from '../contract/linkerd.js';
 import { portNumberProblem } from '../util/k8s-names.js';
+import type { GatewayProbeSpec } from '../model/fleet-spec.js';
 
 /** Where and how often to probe, as read from the gateway Service. */
 export interface ProbePlan {
@@ -34,35 +35,29 @@ export interface ProbeOutcome {
   readonly answered: boolean;
 }
 
-/**
- * A probe path: `/` and URL path characters only (RFC 3986 pchar), at most 256 of them. The path
- * is the target's choice and appears in the request, the log and the report, so nothing else passes.
- */
-const PROBE_PATH = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,255}$/;
-
 /** Longest time one probe request may take, whatever the period says. */
 const MAX_REQUEST_MS = 10_000;
 
 /**
- * The probe plan from the gateway Service's `mc-probe` port and probe annotations, or the reason
- * there is none. `address` (`host:port`) replaces every gateway address and the port.
+ * The probe plan from the gateway Service's `mc-probe` port and probe-period annotation, or the
+ * reason there is none. The path is the fleet's (`gateway.probe.path`, default `/ready`), never the
+ * target's `mirror.linkerd.io/probe-path` annotation: the target chooses neither where nor what synth
+ * requests. `ips` are the addresses the probe policy allows (probe-policy.ts); `address` (`host:port`,
+ * named by the fleet file) replaces every address and the port.
  */
-export function probePlan(svc: k8s.V1Service | undefined, ips: readonly string[], address: string | undefined): ProbePlan | { problem: string } {
+export function probePlan(svc: k8s.V1Service | undefined, ips: readonly string[], probe: Pick<GatewayProbeSpec, 'address' | 'path'>): ProbePlan | { problem: string } {
   const annotations = svc?.metadata?.annotations ?? {};
-  const path = annotations[GATEWAY_PROBE_PATH_ANNOTATION];
-  if (!path) return { problem: `has no "${GATEWAY_PROBE_PATH_ANNOTATION}" annotation, so it cannot be probed` };
-  if (!PROBE_PATH.test(path)) return { problem: `has a "${GATEWAY_PROBE_PATH_ANNOTATION}" annotation ${JSON.stringify(path)} that is not a URL path, so it cannot be probed` };
   const periodText = annotations[GATEWAY_PROBE_PERIOD_ANNOTATION];
   const periodMs = periodText === undefined ? DEFAULT_GATEWAY_PROBE_PERIOD_SECONDS * 1000 : parsePeriod(periodText);
   if (periodMs === undefined) return { problem: `has a "${GATEWAY_PROBE_PERIOD_ANNOTATION}" annotation ${JSON.stringify(periodText)} that is neither whole seconds nor a duration such as 3s` };
-  if (address !== undefined) return { urls: [`http://${address}${path}`], periodMs };
+  if (probe.address !== undefined) return { urls: [`http://${probe.address}${probe.path}`], periodMs };
   const port = svc?.spec?.ports?.find((p) => p.name === PROBE_PORT_NAME);
   const number = svc?.spec?.type === 'NodePort' ? port?.nodePort : port?.port;
   if (number === undefined) return { problem: `has no port named "${PROBE_PORT_NAME}", so it cannot be probed` };
   const portProblem = portNumberProblem(number);
   if (portProblem) return { problem: `has a "${PROBE_PORT_NAME}" port ${portProblem}, so it cannot be probed` };
   if (ips.length === 0) return { problem: 'has no address to probe' };
-  return { urls: ips.map((ip) => `http://${ip.includes(':') ? `[${ip}]` : ip}:${number}${path}`), periodMs };
+  return { urls: ips.map((ip) => `http://${ip.includes(':') ? `[${ip}]` : ip}:${number}${probe.path}`), periodMs };
 }
 
 /** `3` (seconds) or a Go duration such as `3s`, `500ms`, `1m30s`, in milliseconds; undefined when neither. */
@@ -114,9 +109,14 @@ export async function probeGateway(plan: ProbePlan, bounds?: ProbeBounds): Promi
   return { alive: false, failures, answered };
 }
 
+/**
+ * Why a request failed, in words of our own: a timeout, or the error code (`ECONNREFUSED`,
+ * `UND_ERR_SOCKET`, `HPE_INVALID_HEADER_TOKEN`). Never an error's message: a malformed answer's
+ * bytes can end up in it, and the answer is the target's text.
+ */
 function describe(e: unknown, timeoutMs: number): string {
   const name = (e as { name?: string })?.name;
   if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
-  return (cause?.code ?? cause?.message ?? (e instanceof Error ? e.message : String(e))).replace(/\s+/g, ' ');
+  const code = (e as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : 'the request failed';
 }

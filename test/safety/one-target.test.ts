@@ -11,9 +11,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
+import { gatewayAddressProblem } from '../../src/observe/gateway-checks.js';
+import { nonPublicAddress } from '../../src/observe/probe-policy.js';
 import { SERVICE_CIDR, kubeFleetForTests, type KubeFleet } from '../harness/kube-fleet.js';
 import { applyService, ensureNamespace, installGateway } from '../integration/support.js';
 import { SafetyRepo, assertNoStackTrace, assertOneOf, distObjects, type CliRun } from './support.js';
@@ -41,18 +44,22 @@ function assertOk(run: CliRun, context: string): void {
   assert.equal(run.report?.exitCode, ExitCode.OK, `${context}: report`);
 }
 
-/** An HTTP server on 127.0.0.1 that counts every TCP connection and every request path, answering 200. */
+/** An HTTP server (on 127.0.0.1 unless told) that counts every TCP connection and every request path, answering `status` with `body`. */
 class CountingListener {
   public connections = 0;
   public readonly requests: string[] = [];
+  public status = 200;
+  public body = 'ok';
   private readonly server: Server = createServer((req, res) => {
     this.requests.push(req.url ?? '');
-    res.writeHead(200).end('ok');
+    res.writeHead(this.status, { 'content-type': 'text/plain' }).end(this.body);
   });
+
+  public constructor(private readonly host = '127.0.0.1') {}
 
   public async start(): Promise<number> {
     this.server.on('connection', () => this.connections++);
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server.listen(0, this.host, resolve));
     return (this.server.address() as AddressInfo).port;
   }
 
@@ -60,6 +67,19 @@ class CountingListener {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * An address of one of this machine's interfaces that is not public and that the gateway checks
+ * accept (192.0.2.2 here, a 10.x or 172.x address on most runners): a listener there is reached by
+ * a probe to it, so counting its connections proves the probe policy refused it.
+ */
+function localNonPublicAddress(): string {
+  const candidates = Object.values(networkInterfaces()).flatMap((list) => list ?? []).filter((a) => !a.internal).map((a) => a.address)
+    .filter((a) => nonPublicAddress(a) !== undefined && gatewayAddressProblem(a) === undefined);
+  const ip = candidates.find((a) => !a.includes(':')) ?? candidates[0];
+  assert.ok(ip, `this test needs an address on a network interface of this machine that is not public and not loopback or link-local; found ${JSON.stringify(networkInterfaces())}`);
+  return ip;
 }
 
 describe('one target\'s change stays that target\'s (real API servers)', () => {
@@ -111,11 +131,11 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
       new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome', { gateway: { probe: { address: '127.0.0.1:${namedPort}' } } }) });
     `);
     try {
-      // GIVEN paris exports probe/api, its gateway 203.0.113.10 not yet probe-annotated; rome's gateway probe-annotated, probed at the fleet-named address
+      // GIVEN paris exports probe/api, its gateway at 203.0.113.10 (not public, and no range allowed: not probed); rome's gateway probe-annotated, probed at the fleet-named address
       await applyService(fleet, 'paris', 'probe', 'api', { app: 'api', ...EXPORTED });
       await applyService(fleet, 'rome', 'probe', 'web', { app: 'web', ...EXPORTED });
       await annotateGateway('rome', 'mirror.linkerd.io/probe-path=/ready', 'mirror.linkerd.io/probe-period=1');
-      assertOutcome(await synth(), ExitCode.OK, /cluster "paris": gateway Service linkerd-multicluster\/linkerd-gateway has no "mirror\.linkerd\.io\/probe-path" annotation/, 'baseline');
+      assertOutcome(await synth(), ExitCode.OK, /cluster "paris": gateway Service linkerd-multicluster\/linkerd-gateway: the probe sends no request to 203\.0\.113\.10 \(a documentation address/, 'baseline');
       // THEN the fleet-named address was probed (the positive case)
       assert.ok(named.requests.includes('/ready'), `rome's named probe address got ${JSON.stringify(named.requests)}`);
       assert.ok(file(repo, 'london/probe/service-api-paris.yaml'));
@@ -145,6 +165,71 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
       await deleteService('paris', 'probe', 'api');
       await deleteService('rome', 'probe', 'web');
       await rejected.stop();
+      await named.stop();
+      repo.remove();
+    }
+  });
+
+  test('issue 33 item 5: GIVEN a probed gateway at a private address of this machine, with a target-chosen probe path WHEN synth runs THEN no connection reaches it until the fleet allows its range; then only the fleet\'s path is requested, and the answer\'s text reaches neither the output nor the lock', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    // A listener the probe WOULD reach: an address of this machine that is not public and that the gateway checks accept
+    const ip = localNonPublicAddress();
+    const gatewayListener = new CountingListener(ip);
+    const named = new CountingListener();
+    const gatewayPort = await gatewayListener.start();
+    const namedPort = await named.start();
+    const fleetBody = (paris: string, rome: string): string => `
+      const london = new Cluster(fleet, 'london', { serviceCidrs: [${JSON.stringify(SERVICE_CIDR)}] });
+      new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris', { gateway: { probe: { mode: 'not-ready'${paris} } } }) });
+      new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome', { gateway: { probe: { address: '127.0.0.1:${namedPort}'${rome} } } }) });
+    `;
+    const { repo, synth } = newRepo(fleetBody('', ''));
+    const HOSTILE_PATH = '/latest/meta-data/iam/security-credentials/';
+    try {
+      // GIVEN paris's gateway at that address, its mc-probe port on the listener, and both targets asking for a probe path of their choosing
+      await applyService(fleet, 'paris', 'probe', 'api', { app: 'api', ...EXPORTED });
+      await applyService(fleet, 'rome', 'probe', 'web', { app: 'web', ...EXPORTED });
+      await fleet.kubectl('paris', ['patch', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/ports/1/port', value: gatewayPort }])]);
+      await fleet.kubectl('paris', ['patch', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { loadBalancer: { ingress: [{ ip }] } } })]);
+      for (const cluster of ['paris', 'rome']) await annotateGateway(cluster, `mirror.linkerd.io/probe-path=${HOSTILE_PATH}`, 'mirror.linkerd.io/probe-period=1');
+
+      // WHEN synth runs with no probe range declared
+      const closed = await synth();
+      // THEN no connection reached paris's gateway address, and a warning says why and what to do
+      assert.equal(gatewayListener.connections, 0, `connections to ${ip}:${gatewayPort}:\n${closed.stderr}`);
+      assertOutcome(closed, ExitCode.OK, new RegExp(`cluster "paris": gateway Service linkerd-multicluster/linkerd-gateway: the probe sends no request to ${ip.replace(/[.:]/g, '\\$&')} \\(.*\\): an address that is not public is probed only inside gateway\\.probe\\.allowedCidrs; it is not probed, and its mirrors stay ready.*add its range to gateway\\.probe\\.allowedCidrs`), 'closed');
+      // AND the fleet-named address got Linkerd's path, never the one rome's team chose
+      assert.deepEqual([...new Set(named.requests)], ['/ready'], 'rome\'s named probe address');
+      // AND paris's mirror is written ready, with no probe verdict in the lock
+      assert.match(file(repo, 'london/probe/endpoints-api-paris.yaml') ?? '', new RegExp(`addresses:\\n\\s+- ip: ${ip.replace(/[.:]/g, '\\$&')}`));
+      assert.equal(JSON.parse(readFileSync(repo.lockFile, 'utf8')).observed.targets.paris.gatewayProbe, undefined);
+
+      // WHEN the fleet allows paris's address for probing and names a path for both, and the gateway answers 503 with hostile text
+      gatewayListener.status = 503;
+      gatewayListener.body = '::error::pwned-by-probe\n\u001b[31m::stop-commands::evil\r';
+      repo.writeFleet(fleetBody(`, allowedCidrs: ['${ip}/${ip.includes(':') ? 128 : 32}'], path: '/healthz'`, ", path: '/healthz'"));
+      named.requests.length = 0;
+      const open = await synth();
+      // THEN the probe reached paris's address, only ever on the fleet's path
+      assert.ok(gatewayListener.connections > 0, `paris's allowed address was probed:\n${open.stderr}`);
+      assert.deepEqual([...new Set(gatewayListener.requests)], ['/healthz']);
+      assert.deepEqual([...new Set(named.requests)], ['/healthz']);
+      // AND the failed probe writes paris's mirror not ready, naming the status only
+      assertOutcome(open, ExitCode.OK, /cluster "paris": gateway Service linkerd-multicluster\/linkerd-gateway failed its probe 3 times \(.*answered HTTP 503\); its gateway-mode mirrors are written NOT READY/, 'open');
+      assert.match(file(repo, 'london/probe/endpoints-api-paris.yaml') ?? '', /notReadyAddresses/);
+      // AND the lock holds the verdict alone; neither the answer's text nor the target's path is in the lock, the output or the report
+      const lockText = readFileSync(repo.lockFile, 'utf8');
+      assert.deepEqual(JSON.parse(lockText).observed.targets.paris.gatewayProbe, { alive: false });
+      for (const [what, text] of [['lock', lockText], ['stderr', closed.stderr + open.stderr], ['stdout', closed.stdout + open.stdout], ['report', JSON.stringify([closed.report, open.report])]] as const) {
+        assert.doesNotMatch(text, /pwned-by-probe|stop-commands|security-credentials/, what);
+      }
+    } finally {
+      await fleet.kubectl('paris', ['delete', 'service', 'linkerd-gateway', '-n', 'linkerd-multicluster', '--ignore-not-found']);
+      await installGateway(fleet, 'paris', '203.0.113.10');
+      await annotateGateway('rome', 'mirror.linkerd.io/probe-path-', 'mirror.linkerd.io/probe-period-');
+      await deleteService('paris', 'probe', 'api');
+      await deleteService('rome', 'probe', 'web');
+      await gatewayListener.stop();
       await named.stop();
       repo.remove();
     }
@@ -258,7 +343,7 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
     }
   });
 
-  test('finding 10: GIVEN exports in a target\'s kube-system, linkerd and linkerd-multicluster WHEN synth runs THEN they are not mirrored (Linkerd or MCS), each named in a warning; a link with mirrorSystemNamespaces mirrors them', async (t) => {
+  test('finding 10 (and issue 33 item 6, federated members): GIVEN exports and federated members in a target\'s kube-system, linkerd and linkerd-multicluster WHEN synth runs THEN they are not mirrored (Linkerd, MCS or <svc>-federated), each named in a warning; a link with mirrorSystemNamespaces mirrors them', async (t) => {
     if (!fleet) return t.skip('no kube-apiserver');
     const body = (optIn: boolean): string => `
       const london = new Cluster(fleet, 'london');
@@ -268,19 +353,34 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
     const { repo, synth } = newRepo(body(false));
     for (const ns of ['linkerd', 'linkerd-multicluster']) await ensureNamespace(fleet, 'london', ns);
     const system = [['kube-system', 'dns-cache'], ['linkerd', 'sys-web'], ['linkerd-multicluster', 'sys-api']] as const;
+    const FEDERATED = { 'mirror.linkerd.io/federated': 'member' };
     try {
       for (const [ns, name] of system) for (const cluster of ['paris', 'rome']) await applyService(fleet, cluster, ns, name, { app: name, ...EXPORTED });
+      // Federated members of paris in the same system namespaces, one elsewhere, and london's own member in its kube-system
+      for (const [ns, name] of system) await applyService(fleet, 'paris', ns, `fed-${name}`, { app: `fed-${name}`, ...FEDERATED });
+      await applyService(fleet, 'paris', 'sys', 'fed-ok', { app: 'fed-ok', ...FEDERATED });
+      await applyService(fleet, 'london', 'kube-system', 'fed-local', { app: 'fed-local', ...FEDERATED });
       await applyService(fleet, 'paris', 'sys', 'ok', { app: 'ok', ...EXPORTED });
       await applyService(fleet, 'rome', 'sys', 'ok-mcs', { app: 'ok-mcs', ...EXPORTED });
       const run = await synth();
-      assertOutcome(run, ExitCode.OK, /london: "kube-system" is a system namespace of "paris", so paris\/kube-system\/dns-cache is not mirrored; set mirrorSystemNamespaces: true on link fleet\/london-from-paris/, 'system');
+      // exit 0; the report holds each full warning (below), stderr names each skipped service (with this many findings, on one line)
+      assertOk(run, 'system');
+      assertNoStackTrace(run.stderr);
+      assert.ok(run.report.warnings.some((w: string) => /london: "kube-system" is a system namespace of "paris", so paris\/kube-system\/dns-cache is not mirrored; set mirrorSystemNamespaces: true on link fleet\/london-from-paris/.test(w)), run.report.warnings.join('\n'));
+      for (const [ns, name] of system) for (const cluster of ['paris', 'rome']) assert.match(run.stderr, new RegExp(`${cluster}/${ns}/${name}\\b`), `${cluster}/${ns}/${name}`);
+      for (const name of ['paris/kube-system/fed-dns-cache', 'paris/linkerd/fed-sys-web', 'paris/linkerd-multicluster/fed-sys-api', 'london/kube-system/fed-local']) assert.match(run.stderr, new RegExp(`${name}\\b`), name);
       for (const [ns, name] of system) {
         for (const cluster of ['paris', 'rome']) {
           assert.ok(run.report.warnings.some((w: string) => w.startsWith(`london: "${ns}" is a system namespace of "${cluster}", so ${cluster}/${ns}/${name} is not mirrored`)), `${cluster}/${ns}\n${run.report.warnings.join('\n')}`);
         }
         assert.equal(file(repo, `london/${ns}/service-${name}-paris.yaml`), undefined);
         assert.equal(file(repo, `london/${ns}/serviceimport-${name}.yaml`), undefined, 'no bare-named MCS import in a system namespace');
+        assert.ok(run.report.warnings.some((w: string) => w.startsWith(`london: "${ns}" is a system namespace of "paris", so paris/${ns}/fed-${name} is not mirrored`)), `federated ${ns}\n${run.report.warnings.join('\n')}`);
+        assert.equal(file(repo, `london/${ns}/service-fed-${name}-federated.yaml`), undefined, `no federated Service in london's ${ns}`);
       }
+      assert.ok(run.report.warnings.some((w: string) => w.startsWith('london: its federated Service kube-system/fed-local-federated would go to "kube-system", a system namespace of "london", so london/kube-system/fed-local is not mirrored')), run.report.warnings.join('\n'));
+      assert.equal(file(repo, 'london/kube-system/service-fed-local-federated.yaml'), undefined);
+      assert.ok(file(repo, 'london/sys/service-fed-ok-federated.yaml'));
       assert.ok(file(repo, 'london/sys/service-ok-paris.yaml'));
       assert.ok(file(repo, 'london/sys/serviceimport-ok-mcs.yaml'));
       // WHEN the paris link opts in THEN paris's system services are mirrored, rome's (MCS, not opted in) still are not
@@ -290,9 +390,15 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
       for (const [ns, name] of system) {
         assert.ok(file(repo, `london/${ns}/service-${name}-paris.yaml`), `${ns}/${name}`);
         assert.equal(file(repo, `london/${ns}/serviceimport-${name}.yaml`), undefined);
+        assert.ok(file(repo, `london/${ns}/service-fed-${name}-federated.yaml`), `federated ${ns}/${name}`);
       }
+      // london's own member alone still makes none in its kube-system: no member's link brings it
+      assert.equal(file(repo, 'london/kube-system/service-fed-local-federated.yaml'), undefined);
     } finally {
       for (const [ns, name] of system) for (const cluster of ['paris', 'rome']) await deleteService(cluster, ns, name);
+      for (const [ns, name] of system) await deleteService('paris', ns, `fed-${name}`);
+      await deleteService('paris', 'sys', 'fed-ok');
+      await deleteService('london', 'kube-system', 'fed-local');
       await deleteService('paris', 'sys', 'ok');
       await deleteService('rome', 'sys', 'ok-mcs');
       repo.remove();

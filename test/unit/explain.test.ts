@@ -61,6 +61,7 @@ function lock(): FleetSnapshot {
           federatedService('shop', 'checkout'),
           service('faraway', 'api'),
           service('kube-system', 'dns'),
+          federatedService('kube-system', 'fedsys'),
           service('private', 'secret'),
           statefulService('db', 'zk', ['zk-0', 'zk-1']),
           flatService('shop', 'flat'),
@@ -235,6 +236,13 @@ describe('why a service is not mirrored', () => {
     const l = await viaLink('tgt/kube-system/dns');
     assert.equal(l.reasons[0]!.reason, ExplainReason.SYSTEM_NAMESPACE);
     assert.match(l.reasons[0]!.message, /mirrorSystemNamespaces/);
+  });
+
+  test('system namespace, federated member (issue 33 item 6): left out of <svc>-federated, and the reason says so', async () => {
+    const l = await viaLink('tgt/kube-system/fedsys');
+    assert.equal(l.mirrored, false);
+    assert.equal(l.reasons[0]!.reason, ExplainReason.SYSTEM_NAMESPACE);
+    assert.match(l.reasons[0]!.message, /"kube-system" is a system namespace of "tgt", so tgt\/kube-system\/fedsys is not mirrored; set mirrorSystemNamespaces: true on link fleet\/src-from-tgt/);
   });
 
   test('the mirror\'s namespace is missing in the source', async () => {

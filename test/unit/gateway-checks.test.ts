@@ -36,6 +36,10 @@ describe('gateway addresses', () => {
     ['::ffff:a9fe:a9fe', /IPv4-mapped 169\.254\.169\.254\) is a link-local/],
     ['10.96.0.1', /inside the Service range 10\.96\.0\.0\/12 of source cluster "london"/],
     ['::ffff:10.96.0.1', /IPv4-mapped 10\.96\.0\.1\) lies inside the Service range/],
+    // issue 33: NAT64's well-known prefix reaches the IPv4 address inside it, from the NAT64 gateway
+    ['64:ff9b::a9fe:a9fe', /NAT64 of 169\.254\.169\.254\) is a link-local/],
+    ['64:ff9b::7f00:1', /NAT64 of 127\.0\.0\.1\) is a loopback/],
+    ['64:ff9b::10.96.0.1', /NAT64 of 10\.96\.0\.1\) lies inside the Service range/],
     ['fd00:10:96::1', /inside the Service range fd00:10:96::\/108/],
     ['10.244.3.4', /inside the pod range 10\.244\.0\.0\/16 of source cluster "london"/],
     ['172.20.0.9', /inside the pinned Service range 172\.20\.0\.0\/24 of source cluster "rome"/],
@@ -48,7 +52,7 @@ describe('gateway addresses', () => {
   }
 
   test('GIVEN public and private addresses outside the declared ranges WHEN checked THEN they pass', () => {
-    for (const ip of ['203.0.113.7', '10.0.0.5', '192.168.1.10', '2001:db8::5', '::ffff:203.0.113.7']) assert.equal(gatewayAddressProblem(ip, ranges), undefined, ip);
+    for (const ip of ['203.0.113.7', '10.0.0.5', '192.168.1.10', '2001:db8::5', '::ffff:203.0.113.7', '64:ff9b::203.0.113.7']) assert.equal(gatewayAddressProblem(ip, ranges), undefined, ip);
   });
 
   test('GIVEN a gateway with a bad port or identity WHEN checked THEN each problem is listed', () => {

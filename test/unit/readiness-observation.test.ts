@@ -38,28 +38,35 @@ describe('gateway probe plan', () => {
   });
   const annotated = { 'mirror.linkerd.io/probe-path': '/ready', 'mirror.linkerd.io/probe-period': '3' };
 
-  test('probes each gateway address at the mc-probe port and the annotated path, every period', () => {
-    assert.deepEqual(probePlan(gatewayService(annotated), ['203.0.113.10', '2001:db8::1'], undefined), {
+  const ready = { path: '/ready' };
+
+  test('probes each gateway address at the mc-probe port and the fleet\'s path, every annotated period', () => {
+    assert.deepEqual(probePlan(gatewayService(annotated), ['203.0.113.10', '2001:db8::1'], ready), {
       urls: ['http://203.0.113.10:4191/ready', 'http://[2001:db8::1]:4191/ready'],
       periodMs: 3000,
     });
   });
 
   test('a NodePort gateway is probed at the nodePort, as Linkerd reads it', () => {
-    const plan = probePlan(gatewayService(annotated, 'NodePort'), ['192.0.2.1'], undefined);
+    const plan = probePlan(gatewayService(annotated, 'NodePort'), ['192.0.2.1'], ready);
     assert.deepEqual('urls' in plan && plan.urls, ['http://192.0.2.1:30191/ready']);
   });
 
   test('a probe address replaces the addresses and port, not the path', () => {
-    const plan = probePlan(gatewayService(annotated), ['203.0.113.10'], '127.0.0.1:8080');
+    const plan = probePlan(gatewayService(annotated), ['203.0.113.10'], { address: '127.0.0.1:8080', path: '/ready' });
     assert.deepEqual('urls' in plan && plan.urls, ['http://127.0.0.1:8080/ready']);
   });
 
-  test('without the path annotation, with a bad period or without the mc-probe port, there is no plan and the reason is named', () => {
-    assert.match((probePlan(gatewayService({}), ['203.0.113.10'], undefined) as { problem: string }).problem, /no "mirror\.linkerd\.io\/probe-path" annotation/);
-    assert.match((probePlan(gatewayService({ ...annotated, 'mirror.linkerd.io/probe-period': 'often' }), ['203.0.113.10'], undefined) as { problem: string }).problem, /"often" that is neither whole seconds nor a duration/);
+  test('issue 33 item 5: the target\'s probe-path annotation is not used: the path is the fleet\'s, also without the annotation', () => {
+    const hostile = { 'mirror.linkerd.io/probe-path': '/latest/meta-data/iam/security-credentials/', 'mirror.linkerd.io/probe-period': '3' };
+    assert.deepEqual(probePlan(gatewayService(hostile), ['203.0.113.10'], ready), { urls: ['http://203.0.113.10:4191/ready'], periodMs: 3000 });
+    assert.deepEqual(probePlan(gatewayService({}), ['203.0.113.10'], { path: '/healthz' }), { urls: ['http://203.0.113.10:4191/healthz'], periodMs: 3000 });
+  });
+
+  test('with a bad period or without the mc-probe port, there is no plan and the reason is named', () => {
+    assert.match((probePlan(gatewayService({ ...annotated, 'mirror.linkerd.io/probe-period': 'often' }), ['203.0.113.10'], ready) as { problem: string }).problem, /"often" that is neither whole seconds nor a duration/);
     const noProbePort: k8s.V1Service = { metadata: { annotations: annotated }, spec: { ports: [{ name: 'mc-gateway', port: 4143 }] } };
-    assert.match((probePlan(noProbePort, ['203.0.113.10'], undefined) as { problem: string }).problem, /no port named "mc-probe"/);
+    assert.match((probePlan(noProbePort, ['203.0.113.10'], ready) as { problem: string }).problem, /no port named "mc-probe"/);
   });
 
   test('periods: whole seconds (the chart default "3") or Go durations', () => {
@@ -82,8 +89,8 @@ describe('readiness options in the model', () => {
     });
     const spec = fleet.toSpec();
     assert.equal(spec.clusters.find((x) => x.name === 'a')!.gateway.probe, undefined);
-    assert.deepEqual(spec.clusters.find((x) => x.name === 'b')!.gateway.probe, { mode: 'warn' });
-    assert.deepEqual(spec.clusters.find((x) => x.name === 'c')!.gateway.probe, { mode: 'not-ready', address: '10.0.0.7:4191' });
+    assert.deepEqual(spec.clusters.find((x) => x.name === 'b')!.gateway.probe, { mode: 'warn', path: '/ready' });
+    assert.deepEqual(spec.clusters.find((x) => x.name === 'c')!.gateway.probe, { mode: 'not-ready', address: '10.0.0.7:4191', path: '/ready' });
     const ab = spec.links.find((l) => l.target === 'b')!;
     assert.equal('followServiceReadiness' in ab || 'followPodReadiness' in ab, false);
     const ac = spec.links.find((l) => l.target === 'c')!;
@@ -91,15 +98,27 @@ describe('readiness options in the model', () => {
     assert.equal(ac.followPodReadiness, true);
   });
 
-  test('a bad probe mode or address is a fleet problem naming the cluster', () => {
+  test('a bad probe mode, address, path or allowed range is a fleet problem naming the cluster', () => {
     const { fleet } = buildFleet((f) => {
       const a = new Cluster(f, 'a');
-      const b = new Cluster(f, 'b', { gateway: { probe: { mode: 'never' as never, address: 'gateway' } } });
+      const b = new Cluster(f, 'b', { gateway: { probe: { mode: 'never' as never, address: 'gateway', path: 'ready\r\n::error::x', allowedCidrs: ['10.20.0.1/16'] } } });
       new Link(f, 'a-b', { source: a, target: b });
     });
     assert.throws(
       () => fleet.toSpec(),
-      (e: Error) => /gateway\.probe\.mode "never" is not "warn" or "not-ready"/.test(e.message) && /gateway\.probe\.address "gateway" is not host:port/.test(e.message),
+      (e: Error) =>
+        /gateway\.probe\.mode "never" is not "warn" or "not-ready"/.test(e.message) &&
+        /gateway\.probe\.address "gateway" is not host:port/.test(e.message) &&
+        /gateway\.probe\.path "ready\\r\\n::error::x" is not a URL path/.test(e.message) &&
+        /gateway\.probe\.allowedCidrs entry "10\.20\.0\.1\/16": 10\.20\.0\.1 is not the first address/.test(e.message),
+      'every problem named',
     );
+  });
+
+  test('a fleet-named path and allowed ranges reach the spec', () => {
+    const { fleet } = buildFleet((f) => {
+      new Link(f, 'a-b', { source: new Cluster(f, 'a'), target: new Cluster(f, 'b', { gateway: { probe: { path: '/healthz', allowedCidrs: ['10.20.0.0/16'] } } }) });
+    });
+    assert.deepEqual(fleet.toSpec().clusters.find((x) => x.name === 'b')!.gateway.probe, { mode: 'warn', path: '/healthz', allowedCidrs: ['10.20.0.0/16'] });
   });
 });

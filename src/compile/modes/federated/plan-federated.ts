@@ -21,6 +21,7 @@ import { federatedConflicts } from './federated-conflicts.js';
 import { byPrecedence, memberId, type FederatedMember } from './federated-member.js';
 import { federatedServiceObjects } from './federated-service.js';
 import { Diag } from '../../../diagnostics/diagnostic-codes.js';
+import { isSystemNamespace } from '../../system-namespaces.js';
 
 /** The local member is copied without exclusions: it belongs to no link (Linkerd's local mirror has none either). */
 const NO_EXCLUSIONS = { excludedLabels: [], excludedAnnotations: [] } as const;
@@ -52,7 +53,7 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
     const [namespace, serviceName] = key.split('/') as [string, string];
     const name = federatedServiceName(serviceName);
     const where = `federated Service ${namespace}/${name}`;
-    const members = groups.get(key)!.sort(byPrecedence).filter((m) => {
+    const eligible = groups.get(key)!.sort(byPrecedence).filter((m) => {
       const id = `${m.cluster}/${namespace}/${serviceName}`;
       if (m.service.headless) {
         diagnostics.warn(Diag.FEDERATED_MEMBER_LEFT_OUT, `${source}: ${id} is headless (clusterIP: None), and a headless Service cannot join a federated Service (Linkerd refuses it too), so it is left out of ${where}; give it a cluster IP or remove its federated label`, { cluster: source, target: m.cluster, namespace, service: serviceName });
@@ -64,6 +65,7 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
       }
       return true;
     });
+    const members = systemNamespaceMembers(source, memo, namespace, name, eligible, diagnostics);
     const winner = members[0];
     if (!winner) continue;
     const remote = members.filter((m) => m.link !== undefined);
@@ -115,6 +117,39 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
     });
   }
   return { units, namespaces: [...namespaces].sort(compareStrings), credentialNeeds };
+}
+
+/**
+ * The members that pass the system-namespace rule every mode follows (system-namespaces.ts): a
+ * target's member in a system namespace of its target or of the source joins only when its link sets
+ * `mirrorSystemNamespaces`; the source's own member in one of the source's system namespaces joins
+ * only a federated Service that such an opted-in member brings. Each member left out is named in a
+ * warning (MRC3008).
+ */
+function systemNamespaceMembers(source: string, memo: PlanMemo, namespace: string, name: string, members: readonly FederatedMember[], diagnostics: Diagnostics): FederatedMember[] {
+  const sourceCluster = memo.cluster(source);
+  const sourceSystem = sourceCluster !== undefined && isSystemNamespace(sourceCluster, namespace);
+  const kept: FederatedMember[] = [];
+  const skip = (m: FederatedMember, why: string, what: string): void => {
+    diagnostics.warn(Diag.SYSTEM_NAMESPACE_SKIPPED, `${source}: ${why}, so ${m.cluster}/${namespace}/${m.service.name} is not mirrored; ${what}`, { cluster: source, target: m.cluster, namespace, service: m.service.name });
+  };
+  for (const m of members) {
+    if (m.link === undefined || m.link.mirrorSystemNamespaces) {
+      kept.push(m);
+      continue;
+    }
+    const target = memo.cluster(m.cluster);
+    const why = target !== undefined && isSystemNamespace(target, namespace)
+      ? `"${namespace}" is a system namespace of "${m.cluster}"`
+      : sourceSystem ? `its federated Service ${namespace}/${name} would go to "${namespace}", a system namespace of "${source}"` : undefined;
+    if (why) skip(m, why, `set mirrorSystemNamespaces: true on link ${m.link.path} to mirror system namespaces`);
+    else kept.push(m);
+  }
+  if (!sourceSystem || kept.some((m) => m.link !== undefined)) return kept;
+  for (const m of kept) {
+    skip(m, `its federated Service ${namespace}/${name} would go to "${namespace}", a system namespace of "${source}"`, 'it joins one there only with a member of a link that sets mirrorSystemNamespaces: true; or remove its federated label');
+  }
+  return [];
 }
 
 /**
