@@ -8,10 +8,12 @@
  *
  * It is a tokenizer of our own, not a library: no streaming JSON parser is among mirrorc's
  * dependencies, and this needs no parse tree, only counts, with a fixed state (a stack of at most
- * `maxDepth` container kinds, a 32-byte key buffer) whatever the answer. String contents, most of
- * any real answer, are skipped by a tight loop that only looks for a quote or a backslash. It does not check the syntax: `JSON.parse` does, afterwards. It never counts
- * less than `JSON.parse` would build for the part of the answer that is valid JSON, and
- * `JSON.parse` builds nothing past the first syntax error.
+ * `maxDepth` container kinds, a 30-byte key buffer) whatever the answer. String contents, most of
+ * any real answer, are skipped by a tight loop that only looks for a quote or a backslash. It does
+ * not check the syntax: `JSON.parse` does, afterwards. It never counts less than `JSON.parse` would
+ * build for the part of the answer that is valid JSON (a duplicate key's values count each time,
+ * as `JSON.parse` builds each before it keeps the last), and `JSON.parse` builds nothing past the
+ * first syntax error.
  */
 
 /** What the scanner refuses above. */
