@@ -83,30 +83,37 @@ export class JsonBudgetScanner {
     let i = 0;
     if (this.inString) i = this.continueString(chunk, 0);
     else if (this.inBare) i = this.continueBare(chunk, 0);
+    const stack = this.stack;
     while (i < n) {
       const c = chunk[i]!;
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x3a /* : */) {
-        i++;
-      } else if (c === 0x2c /* , */) {
-        this.expectKey = this.depth > 0 && this.stack[this.depth - 1] === OBJECT;
-        i++;
-      } else if (c === QUOTE) {
-        if (this.expectKey) {
-          this.stringIsKey = true;
-          this.keyBytes = 0;
-        } else {
-          this.stringIsKey = false;
-          this.value();
-        }
+      if (c === QUOTE) {
+        const key = this.expectKey;
         this.expectKey = false;
+        if (!key) this.value();
+        // Most strings end in the chunk they start in, without an escape: skipped here, in one loop.
+        let j = i + 1;
+        let d = 0;
+        while (j < n && (d = chunk[j]!) !== QUOTE && d !== BACKSLASH) j++;
+        if (d === QUOTE && j < n && !(key && this.depth === 1)) {
+          if (j - i - 1 > this.limits.maxTokenBytes) throw new JsonScanLimitError('maxTokenBytes', this.limits.maxTokenBytes);
+          i = j + 1;
+          continue;
+        }
+        this.stringIsKey = key;
+        this.keyBytes = 0;
         this.inString = true;
         this.tokenBytes = 0;
         i = this.continueString(chunk, i + 1);
+      } else if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x3a /* : */) {
+        i++;
+      } else if (c === 0x2c /* , */) {
+        this.expectKey = this.depth > 0 && stack[this.depth - 1] === OBJECT;
+        i++;
       } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-        const items = c === 0x5b && this.depth === 1 && this.itemsKey && this.stack[0] === OBJECT;
+        const items = c === 0x5b && this.depth === 1 && this.itemsKey && stack[0] === OBJECT;
         this.value();
         if (this.depth >= this.limits.maxDepth) throw new JsonScanLimitError('maxDepth', this.limits.maxDepth);
-        this.stack[this.depth++] = c === 0x7b ? OBJECT : items ? ITEMS : ARRAY;
+        stack[this.depth++] = c === 0x7b ? OBJECT : items ? ITEMS : ARRAY;
         this.expectKey = c === 0x7b;
         i++;
       } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
