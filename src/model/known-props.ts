@@ -54,7 +54,7 @@ export const CLUSTER_PROPS: PropsShape = {
       nested: { probe: { names: propNames<GatewayProbeProps>()(['mode', 'address', 'path', 'allowedCidrs']) } },
     },
     observationBudget: {
-      names: propNames<ObservationBudgetProps>()(['deadlineSeconds', 'maxRequests', 'listPageSize', 'maxPagesPerList', 'maxItemsPerList', 'maxBytesPerList', 'maxProbeAddresses', 'maxProbeSeconds']),
+      names: propNames<ObservationBudgetProps>()(['deadlineSeconds', 'maxRequests', 'listPageSize', 'maxPagesPerList', 'maxItemsPerList', 'maxBytesPerList', 'maxValuesPerList', 'maxNestingDepth', 'maxStringBytes', 'maxProbeAddresses', 'maxProbeSeconds']),
     },
   },
 };

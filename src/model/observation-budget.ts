@@ -47,6 +47,27 @@ export interface ObservationBudgetProps {
    */
   readonly maxBytesPerList?: number;
   /**
+   * JSON values of one list, all pages together (every object, array, string, number, `true`,
+   * `false` and `null`; object keys not counted), counted as the bytes arrive, before they are
+   * parsed: what bounds the memory of the parsed answer whatever its shape. Also the limit of one get.
+   *
+   * @default 4000000
+   */
+  readonly maxValuesPerList?: number;
+  /**
+   * Objects and arrays open at once in one answer, counted as the bytes arrive.
+   *
+   * @default 64
+   */
+  readonly maxNestingDepth?: number;
+  /**
+   * Bytes of one string (key or value, escapes counted as sent) or one number in an answer,
+   * counted as the bytes arrive.
+   *
+   * @default - 2097152 (2 MiB)
+   */
+  readonly maxStringBytes?: number;
+  /**
    * Gateway addresses the opt-in gateway probe tries (`gateway.probe`); further addresses are not probed.
    *
    * @default 8
@@ -72,6 +93,9 @@ export const DEFAULT_OBSERVATION_BUDGET: ObservationBudgetSpec = {
   maxPagesPerList: 1_000,
   maxItemsPerList: 50_000,
   maxBytesPerList: 64 * 1024 * 1024,
+  maxValuesPerList: 4_000_000,
+  maxNestingDepth: 64,
+  maxStringBytes: 2 * 1024 * 1024,
   maxProbeAddresses: 8,
   maxProbeSeconds: 30,
 };

@@ -4,13 +4,16 @@
  * body read under a byte limit. client-node's default transport buffers a whole body before
  * anything can count it; this one counts bytes as they arrive (after gzip) and destroys the
  * socket when the limit is passed or the signal aborts, so neither a huge answer nor a stalled
- * or trickling server can outlast the observation budget.
+ * or trickling server can outlast the observation budget. With `json` limits, every chunk also goes
+ * through a {@link JsonBudgetScanner} as it arrives: an answer that holds too many values or items,
+ * nests too deep or carries too long a string is cut off the same way, before anything parses it.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import * as k8s from '@kubernetes/client-node';
+import { JsonBudgetScanner, type JsonScanLimits } from './json-budget-scanner.js';
 
 /** A response body passed its byte limit and was aborted. */
 export class ResponseTooLargeError extends Error {
@@ -18,6 +21,15 @@ export class ResponseTooLargeError extends Error {
     super(`the answer passed ${limitBytes} bytes and was cut off`);
     this.name = 'ResponseTooLargeError';
   }
+}
+
+/** What one body held. */
+export interface BodyCounts {
+  readonly bytes: number;
+  /** JSON values (see {@link JsonScanLimits.maxValues}). */
+  readonly values: number;
+  /** Elements of a list's `items`. */
+  readonly items: number;
 }
 
 /** Limits of one request. */
@@ -34,8 +46,10 @@ export interface BoundedRequestLimits {
    * @default no timeout besides `signal`
    */
   readonly timeoutMs?: number;
-  /** Told the body's size once it was read whole. @default nothing */
-  readonly onBody?: (bytes: number) => void;
+  /** Counted in the (decompressed) body as it arrives; passing one fails the request with a `JsonScanLimitError`. @default bytes only */
+  readonly json?: JsonScanLimits;
+  /** Told the body's size, and what the scanner counted (zeros without `json`), once it was read whole. @default nothing */
+  readonly onBody?: (body: BodyCounts) => void;
 }
 
 /** A client-node HTTP library that enforces `limits` on every request sent through it. */
@@ -81,9 +95,16 @@ function send(ctx: k8s.RequestContext, limits: BoundedRequestLimits): Promise<k8
       if (stream !== res) res.on('error', fail);
       const chunks: Buffer[] = [];
       let bytes = 0;
+      const scanner = limits.json ? new JsonBudgetScanner(limits.json) : undefined;
       stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
         bytes += chunk.length;
         if (bytes > maxBytes) return fail(new ResponseTooLargeError(maxBytes));
+        try {
+          scanner?.write(chunk);
+        } catch (e) {
+          return fail(e as Error);
+        }
         chunks.push(chunk);
       });
       stream.on('error', fail);
@@ -93,7 +114,7 @@ function send(ctx: k8s.RequestContext, limits: BoundedRequestLimits): Promise<k8
         settled = true;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
-        limits.onBody?.(bytes);
+        limits.onBody?.({ bytes, values: scanner?.values ?? 0, items: scanner?.items ?? 0 });
         const buffer = Buffer.concat(chunks, bytes);
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;

@@ -3,7 +3,8 @@
  * errors only, pagination that restarts when the continue token expires, and errors mapped to
  * {@link ObservationError}. One KubeConfig per cluster, because client-node reads the *current*
  * context at request time. Every request spends the cluster's observation budget
- * (src/model/observation-budget.ts): requests, pages, items and bytes per list, and one deadline
+ * (src/model/observation-budget.ts): requests, pages, items, values and bytes per list, nesting
+ * and string size, counted as the bytes arrive (before anything parses them), and one deadline
  * that aborts whatever is in flight; a cluster over budget is an {@link ObservationError} of kind
  * `over-budget` naming the budget.
  */
@@ -14,7 +15,8 @@ import * as k8s from '@kubernetes/client-node';
 import type { ClusterAccessSpec } from '../model/fleet-spec.js';
 import { MCS_API_GROUP, MCS_SERVICE_EXPORT_VERSION, MCS_SERVICE_EXPORTS_RESOURCE, MCS_SERVICE_IMPORTS_RESOURCE } from '../contract/kubernetes.js';
 import { DEFAULT_OBSERVATION_BUDGET, type ObservationBudgetSpec } from '../model/observation-budget.js';
-import { boundedHttpLibrary, ResponseTooLargeError } from './bounded-http.js';
+import { boundedHttpLibrary, ResponseTooLargeError, type BodyCounts } from './bounded-http.js';
+import { JsonScanLimitError, type JsonScanLimit } from './json-budget-scanner.js';
 import { ObservationError } from './observation-error.js';
 
 /** Tuning of a {@link ClusterClient}. */
@@ -56,10 +58,12 @@ export function continueToken(page: { metadata?: { _continue?: unknown; continue
 /** Request options for client-node's calls: the bounded transport. */
 type CallOptions = k8s.ConfigurationOptions<k8s.ObservableMiddleware>;
 
-/** Where a request's answer is counted against the budget. */
+/** What a request's answer may still hold of its list's budget, and where what it held is counted. */
 interface BodyLimit {
   readonly maxBytes: number;
-  readonly onBody?: (bytes: number) => void;
+  readonly maxItems: number;
+  readonly maxValues: number;
+  readonly onBody?: (body: BodyCounts) => void;
 }
 
 /** A cluster went over one of its observation budgets. */
@@ -273,14 +277,23 @@ export class ClusterClient {
     }
   }
 
-  /** The bounded transport for one attempt: the deadline and the per-request timeout abort it, the body is read under `limit`. */
+  /** The bounded transport for one attempt: the deadline and the per-request timeout abort it, the body is read and scanned under `limit`. */
   private callOptions(limit: BodyLimit): CallOptions {
-    return { httpApi: boundedHttpLibrary({ signal: this.meter.signal, timeoutMs: this.timeoutMs, maxBytes: limit.maxBytes, ...(limit.onBody ? { onBody: limit.onBody } : {}) }) };
+    const { maxNestingDepth, maxStringBytes } = this.meter.budget;
+    const json = { maxItems: limit.maxItems, maxValues: limit.maxValues, maxDepth: maxNestingDepth, maxTokenBytes: maxStringBytes };
+    return { httpApi: boundedHttpLibrary({ signal: this.meter.signal, timeoutMs: this.timeoutMs, maxBytes: limit.maxBytes, json, ...(limit.onBody ? { onBody: limit.onBody } : {}) }) };
+  }
+
+  /** The whole budget of one list (or get), nothing spent. */
+  private freshLimit(): BodyLimit {
+    const { maxBytesPerList, maxItemsPerList, maxValuesPerList } = this.meter.budget;
+    return { maxBytes: maxBytesPerList, maxItems: maxItemsPerList, maxValues: maxValuesPerList };
   }
 
   /**
    * All pages of a list; restarts from the beginning when the continue token has expired (HTTP 410).
-   * Pages, items and bytes are counted against the budget as they arrive. `passNotFound`: HTTP 404
+   * Pages, and the items, values and bytes of every page, are counted against the budget as they
+   * arrive: a page is cut off mid-stream, before it is parsed, when it would pass what is left. `passNotFound`: HTTP 404
    * is thrown as NotFound for the caller.
    */
   private async paginate<T>(what: string, fetchPage: (cont: string | undefined, options: CallOptions) => Promise<Page<T>>, passNotFound = false): Promise<T[]> {
@@ -290,18 +303,27 @@ export class ClusterClient {
       let cont: string | undefined;
       let pages = 0;
       let bytes = 0;
+      let values = 0;
       try {
         do {
           if (++pages > budget.maxPagesPerList) {
             throw this.overBudgetError(what, new OverBudget('maxPagesPerList', budget.maxPagesPerList, `the list did not end within ${budget.maxPagesPerList} pages (the API server kept answering with a continue token)`));
           }
-          const page = await this.request(what, (opts) => fetchPage(cont, opts), { maxBytes: budget.maxBytesPerList - bytes, onBody: (n) => (bytes += n) });
+          const left: BodyLimit = {
+            maxBytes: budget.maxBytesPerList - bytes,
+            maxItems: budget.maxItemsPerList - items.length,
+            maxValues: budget.maxValuesPerList - values,
+            onBody: (body) => {
+              bytes += body.bytes;
+              values += body.values;
+            },
+          };
+          const page = await this.request(what, (opts) => fetchPage(cont, opts), left);
           if (!Array.isArray(page?.items)) {
             throw new ObservationError(this.cluster, 'api-error', `${what}: the answer is not a list (does the kubeconfig's server URL name the API server itself, without a path or query?)`);
           }
-          if (items.length + page.items.length > budget.maxItemsPerList) {
-            throw this.overBudgetError(what, new OverBudget('maxItemsPerList', budget.maxItemsPerList, `the list holds more than ${budget.maxItemsPerList} items`));
-          }
+          // Counted while the page arrived (an `items` spelled so that the scanner missed it still ends here).
+          if (items.length + page.items.length > budget.maxItemsPerList) throw this.overBudgetError(what, this.overScanLimit('maxItems'));
           // One at a time: a spread of a page into push() overflows the stack at some 100,000 items.
           for (const item of page.items) items.push(item);
           cont = continueToken(page);
@@ -319,7 +341,7 @@ export class ClusterClient {
   }
 
   /** One request with retries on transient failures, errors mapped to ObservationError; each attempt spends the budget. */
-  private async request<T>(what: string, call: (options: CallOptions) => Promise<T>, limit: BodyLimit = { maxBytes: this.meter.budget.maxBytesPerList }): Promise<T> {
+  private async request<T>(what: string, call: (options: CallOptions) => Promise<T>, limit: BodyLimit = this.freshLimit()): Promise<T> {
     const budget = this.meter.budget;
     let lastError: unknown;
     for (let attempt = 1; attempt <= this.attempts; attempt++) {
@@ -335,6 +357,7 @@ export class ClusterClient {
         if (e instanceof ResponseTooLargeError) {
           throw this.overBudgetError(what, new OverBudget('maxBytesPerList', budget.maxBytesPerList, `the answer passed ${budget.maxBytesPerList} bytes and was cut off`));
         }
+        if (e instanceof JsonScanLimitError) throw this.overBudgetError(what, this.overScanLimit(e.limit));
         const code = httpCode(e);
         if (code === 404) throw new NotFound();
         if (code === 410) throw new Expired();
@@ -343,6 +366,17 @@ export class ClusterClient {
       }
     }
     throw this.toObservationError(what, lastError);
+  }
+
+  /** The budget behind a limit of the scanner, with the list-wide value (the scanner saw what was left of it). */
+  private overScanLimit(limit: JsonScanLimit): OverBudget {
+    const b = this.meter.budget;
+    switch (limit) {
+      case 'maxItems': return new OverBudget('maxItemsPerList', b.maxItemsPerList, `the list holds more than ${b.maxItemsPerList} items`);
+      case 'maxValues': return new OverBudget('maxValuesPerList', b.maxValuesPerList, `more than ${b.maxValuesPerList} JSON values arrived (objects, arrays, strings, numbers) and the answer was cut off`);
+      case 'maxDepth': return new OverBudget('maxNestingDepth', b.maxNestingDepth, `the answer nests objects and arrays more than ${b.maxNestingDepth} deep and was cut off`);
+      case 'maxTokenBytes': return new OverBudget('maxStringBytes', b.maxStringBytes, `the answer holds a string or number longer than ${b.maxStringBytes} bytes and was cut off`);
+    }
   }
 
   private overBudgetError(what: string, over: OverBudget): ObservationError {

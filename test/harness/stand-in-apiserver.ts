@@ -9,7 +9,10 @@
  * - `huge-page`: one page of `items` objects (Services, or namespaces);
  * - `trickle`: a Services list answers its headers, then one byte at a time, never finishing;
  * - `stall`: a Services list is accepted and never answered;
- * - `huge-trust-bundle`: the trust roots ConfigMap holds `blocks` garbage PEM blocks.
+ * - `huge-trust-bundle`: the trust roots ConfigMap holds `blocks` garbage PEM blocks;
+ * - `worst-answer`: one Services page of some 60 MB (under the default byte budget) built to cost
+ *   the most memory to parse: {@link WorstAnswer}. It is generated as the client reads it, and
+ *   generation stops when the client closes the connection.
  *
  * The outcome of a test never depends on this server's speed: trickle and stall never finish, so
  * only the client's deadline can end them. It counts requests and open connections, so a test can
@@ -27,7 +30,54 @@ export type Misbehaviour =
   | { readonly kind: 'huge-page'; readonly items: number; readonly list: 'services' | 'namespaces' }
   | { readonly kind: 'trickle' }
   | { readonly kind: 'stall' }
-  | { readonly kind: 'huge-trust-bundle'; readonly blocks: number };
+  | { readonly kind: 'huge-trust-bundle'; readonly blocks: number }
+  | { readonly kind: 'worst-answer'; readonly shape: WorstAnswer };
+
+/**
+ * The shapes of `worst-answer`, each some 60 MB:
+ * - `tiny-items`: 20 million `{}` items;
+ * - `deep-nesting`: one item whose label value is 30 million arrays, each inside the one before;
+ * - `huge-string`: one item with a 60 MB annotation value;
+ * - `many-keys`: one item with 6 million labels (distinct keys).
+ */
+export type WorstAnswer = 'tiny-items' | 'deep-nesting' | 'huge-string' | 'many-keys';
+
+/** Head, repeated unit (and how often), and tail of each worst answer. */
+function worstAnswer(shape: WorstAnswer): { head: string; unit: (i: number) => string; count: number; tail: string } {
+  const list = '{"kind":"ServiceList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[';
+  const item = '{"metadata":{"namespace":"default","name":"worst","labels":{"mirror.linkerd.io/exported":"true"}';
+  switch (shape) {
+    case 'tiny-items': return { head: `${list}{}`, unit: () => ',{}', count: 20_000_000, tail: ']}' };
+    case 'deep-nesting': return { head: `${list}${item},"annotations":{"a":`, unit: () => '['.repeat(1000), count: 30_000, tail: `${']'.repeat(30_000_000)}}}]}` };
+    case 'huge-string': return { head: `${list}${item},"annotations":{"a":"`, unit: () => 'x'.repeat(1000), count: 60_000, tail: '"}}}]}' };
+    case 'many-keys': return { head: `${list}{"metadata":{"namespace":"default","name":"worst","labels":{"mirror.linkerd.io/exported":"true"`, unit: (i) => `,"${i.toString(36)}":""`, count: 6_000_000, tail: '}}}]}' };
+  }
+}
+
+/** Writes a worst answer in 1 MiB chunks as the socket drains, until it is written or the client closes the connection. */
+async function writeWorst(res: ServerResponse, shape: WorstAnswer): Promise<void> {
+  const { head, unit, count, tail } = worstAnswer(shape);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  let pending = head;
+  for (let i = 0; i <= count && !res.destroyed; i++) {
+    if (i < count) pending += unit(i);
+    else pending += tail;
+    if (pending.length < 1 << 20 && i < count) continue;
+    for (let j = 0; j < pending.length && !res.destroyed; j += 1 << 20) {
+      if (!res.write(pending.slice(j, j + (1 << 20)))) await drained(res);
+    }
+    pending = '';
+  }
+  res.end();
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((r) => {
+    const done = (): void => { res.off('drain', done); res.off('close', done); r(); };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
 
 /** What one stand-in cluster holds. */
 export interface StandInCluster {
@@ -87,13 +137,7 @@ function fatService(i: number, annotationBytes: number): unknown {
 async function writeChunked(res: ServerResponse, body: string): Promise<void> {
   const chunk = 1 << 20;
   for (let i = 0; i < body.length && !res.destroyed; i += chunk) {
-    if (!res.write(body.slice(i, i + chunk))) {
-      await new Promise<void>((r) => {
-        const done = (): void => { res.off('drain', done); res.off('close', done); r(); };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
+    if (!res.write(body.slice(i, i + chunk))) await drained(res);
   }
   res.end();
 }
@@ -124,6 +168,7 @@ function serve(cluster: StandInCluster, counters: { requests: number }, trickles
       if (bad?.kind === 'endless-continue') return send(200, listJson('ServiceList', [], `page-${n + 1}`));
       // Page n carries n + 1 services of 64 KiB each: every page bigger than the last, forever.
       if (bad?.kind === 'growing-pages') return send(200, listJson('ServiceList', Array.from({ length: n + 1 }, (_, i) => fatService(i, 64 * 1024)), String(n + 1)));
+      if (bad?.kind === 'worst-answer') return void writeWorst(res, bad.shape);
       if (bad?.kind === 'huge-page' && bad.list === 'services') {
         return send(200, listJson('ServiceList', Array.from({ length: bad.items }, (_, i) => ({ metadata: { namespace: 'default', name: `s-${i}` } }))));
       }

@@ -3,7 +3,8 @@
  * the raw ServiceExport list carries its continue token as `metadata.continue`, which the pager
  * once read as `metadata._continue`, so exports after the first page were silently lost). Small
  * pages (observationBudget.listPageSize) make every list span several; one synth reads 609
- * ServiceExports at the default page size of 500. Also: the count budgets stop a real list, and a
+ * ServiceExports at the default page size of 500. Also: the count budgets stop a real list, the
+ * budgets counted while the bytes arrive (values, nesting, string size) hold across its pages, and a
  * Service whose labels and annotations a mirror could not carry is skipped by name.
  */
 import assert from 'node:assert/strict';
@@ -79,6 +80,47 @@ describe('every list past one page, against a real API server', () => {
     }
     const error = await client({ listPageSize: 2, maxRequests: 2 }).listServices('mirror.linkerd.io/exported=true').then(() => undefined, (e: unknown) => e);
     assert.ok(error instanceof ObservationError && /over its observation budget maxRequests \(2\)/.test(error.message), String(error));
+  });
+
+  test('the budgets counted while the bytes arrive hold a real list across its pages: exactly its JSON values, nesting and longest string pass, one less of any is over that budget', async (t) => {
+    if (!fleet) return t.skip('no kube-apiserver');
+    // GIVEN the 5 ServiceExports, one with a 4,000-byte annotation (longer than any token the API server varies, such as a continue token), in pages
+    // of 2 as the API server sends them: their values (all pages), deepest nesting, longest string or number as sent
+    await fleet.kubectl('paris', ['annotate', 'serviceexport', 'a3', '-n', 'shop', `example.com/note=${'n'.repeat(4000)}`]);
+    t.after(() => fleet!.kubectl('paris', ['annotate', 'serviceexport', 'a3', '-n', 'shop', 'example.com/note-']));
+    let values = 0;
+    let depth = 0;
+    let longest = 0;
+    let pageValues = 0;
+    let cont = '';
+    do {
+      const raw = await fleet.kubectl('paris', ['get', '--raw', `/apis/multicluster.x-k8s.io/v1alpha1/serviceexports?limit=2${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`]);
+      const page = JSON.parse(raw) as { metadata?: { continue?: string } };
+      let here = 0;
+      const walk = (v: unknown, d: number): void => {
+        here++;
+        if (v !== null && typeof v === 'object') {
+          depth = Math.max(depth, d + 1);
+          for (const x of Object.values(v)) walk(x, d + 1);
+        }
+      };
+      walk(page, 0);
+      values += here;
+      pageValues = Math.max(pageValues, here);
+      for (const m of raw.matchAll(/"((?:[^"\\]|\\.)*)"|-?[0-9][0-9.eE+-]*/g)) longest = Math.max(longest, Buffer.byteLength(m[1] ?? m[0]));
+      cont = page.metadata?.continue ?? '';
+    } while (cont);
+    assert.equal(longest, 4000);
+    assert.ok(pageValues < values - 1, `every page alone (${pageValues} values) is under the list's ${values - 1}: only the pages together pass it`);
+    // WHEN listed at exactly those budgets THEN every export is read
+    const exact = { listPageSize: 2, maxValuesPerList: values, maxNestingDepth: depth, maxStringBytes: longest };
+    assert.equal((await client(exact).listServiceExports())?.length, 5);
+    // WHEN one less of any THEN the list is over that budget
+    for (const [budget, field] of [[{ maxValuesPerList: values - 1 }, 'maxValuesPerList'], [{ maxNestingDepth: depth - 1 }, 'maxNestingDepth'], [{ maxStringBytes: longest - 1 }, 'maxStringBytes']] as const) {
+      const error = await client({ ...exact, ...budget }).listServiceExports().then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof ObservationError && error.failure === 'over-budget', `${field}: ${String(error)}`);
+      assert.match(error.message, new RegExp(`^cluster "paris": list serviceexports\\.multicluster\\.x-k8s\\.io in all namespaces: over its observation budget ${field} \\(${Object.values(budget)[0]}\\)`));
+    }
   });
 
   test('GIVEN 609 Services named by ServiceExports WHEN synth runs at the default page size THEN all 609 are imported (none lost after the first page of 500)', async (t) => {

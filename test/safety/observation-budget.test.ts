@@ -13,7 +13,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { startStandInFleet, type Misbehaviour, type StandInCluster } from '../harness/stand-in-apiserver.js';
+import { startStandInFleet, type Misbehaviour, type StandInCluster, type WorstAnswer } from '../harness/stand-in-apiserver.js';
 import { REPO_ROOT, SafetyRepo, assertNoStackTrace, assertOneOf, startProcess, type CliRun } from './support.js';
 
 const EXPORTED = { 'mirror.linkerd.io/exported': 'true' };
@@ -78,14 +78,14 @@ async function baseline(repo: SafetyRepo, fleet: string): Promise<void> {
  * b is stale with `message` (naming cluster b and the budget) in stderr and the report, b's mirror
  * and lock entry are kept, and c's new mirror is written.
  */
-async function assertStaleButSafe(misbehave: Misbehaviour, budgetB: string, message: RegExp): Promise<{ run: CliRun; repo: SafetyRepo }> {
+async function assertStaleButSafe(misbehave: Misbehaviour, budgetB: string, message: RegExp, env: Record<string, string> = {}): Promise<{ run: CliRun; repo: SafetyRepo }> {
   const repo = new SafetyRepo();
   await baseline(repo, fleetText(budgetB));
   const before = lock(repo);
   const stand = await startStandInFleet(repo.dir, healthy([service('default', 'api2')]).map((c) => (c.name === 'b' ? { ...c, misbehave } : c)));
   let run: CliRun;
   try {
-    run = await repo.run(['synth', '--kubeconfig', stand.kubeconfig]);
+    run = await repo.run(['synth', '--kubeconfig', stand.kubeconfig], { env });
   } finally {
     await stand.close();
   }
@@ -138,11 +138,27 @@ describe('bounded observation: a misbehaving target API server', () => {
     repo.remove();
   });
 
-  test('GIVEN a target whose trust bundle holds 150,000 garbage blocks WHEN synth runs THEN one warning names it, no stack overflow, and both targets are updated', async () => {
+  // Issue 33, item 2: every budget counted while the bytes arrive, before a parse. Each answer is some
+  // 60 MB (under maxBytesPerList) built to cost the most memory once parsed; the CLI runs with a
+  // 256 MB heap, in which parsing any of them whole dies (exit 134, no report, nothing written).
+  const worst: readonly [WorstAnswer, string, RegExp][] = [
+    ['tiny-items', '20 million {} items', /cluster "b": list services .*over its observation budget maxItemsPerList \(50000\): the list holds more than 50000 items/],
+    ['deep-nesting', 'arrays nested 30 million deep', /cluster "b": list services .*over its observation budget maxNestingDepth \(64\)/],
+    ['huge-string', 'one 60 MB string', /cluster "b": list services .*over its observation budget maxStringBytes \(2097152\)/],
+    ['many-keys', 'one object with 6 million keys', /cluster "b": list services .*over its observation budget maxValuesPerList \(4000000\)/],
+  ];
+  for (const [shape, what, message] of worst) {
+    test(`GIVEN a target answering one page of some 60 MB that holds ${what} WHEN synth runs in a 256 MB heap THEN the answer is refused while it arrives, naming the budget: b stale, c updated, report written, exit 0`, async () => {
+      const { repo } = await assertStaleButSafe({ kind: 'worst-answer', shape }, '', message, { NODE_OPTIONS: '--max-old-space-size=256' });
+      repo.remove();
+    });
+  }
+
+  test('GIVEN a target whose trust bundle holds 20,000 garbage blocks (1.4 MB: under maxStringBytes) WHEN synth runs THEN one warning names it, no stack overflow, and both targets are updated', async () => {
     const repo = new SafetyRepo();
     try {
       await baseline(repo, fleetText(''));
-      const stand = await startStandInFleet(repo.dir, healthy([service('default', 'api2')]).map((c) => (c.name === 'b' ? { ...c, misbehave: { kind: 'huge-trust-bundle' as const, blocks: 150_000 } } : c)));
+      const stand = await startStandInFleet(repo.dir, healthy([service('default', 'api2')]).map((c) => (c.name === 'b' ? { ...c, misbehave: { kind: 'huge-trust-bundle' as const, blocks: 20_000 } } : c)));
       let run: CliRun;
       try {
         run = await repo.run(['synth', '--kubeconfig', stand.kubeconfig]);

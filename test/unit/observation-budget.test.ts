@@ -31,7 +31,8 @@ describe('observation budget in the fleet model', () => {
     new Link(fleet, 'a-from-b', { source: a, target: b });
     const spec = fleet.toSpec();
     assert.deepEqual(spec.clusters.find((c) => c.name === 'a')!.observationBudget, {
-      deadlineSeconds: 120, maxRequests: 10_000, listPageSize: 500, maxPagesPerList: 1_000, maxItemsPerList: 50_000, maxBytesPerList: 67_108_864, maxProbeAddresses: 8, maxProbeSeconds: 30,
+      deadlineSeconds: 120, maxRequests: 10_000, listPageSize: 500, maxPagesPerList: 1_000, maxItemsPerList: 50_000, maxBytesPerList: 67_108_864,
+      maxValuesPerList: 4_000_000, maxNestingDepth: 64, maxStringBytes: 2_097_152, maxProbeAddresses: 8, maxProbeSeconds: 30,
     });
     assert.deepEqual(spec.clusters.find((c) => c.name === 'b')!.observationBudget, { ...DEFAULT_OBSERVATION_BUDGET, deadlineSeconds: 5, listPageSize: 100 });
   });
@@ -102,10 +103,19 @@ describe('the cluster client keeps to its budget on a misbehaving socket', () =>
 
   test('an answer that never ends is cut at maxBytesPerList: over-budget error naming the cluster and the budget, not retried, and the socket is closed', async () => {
     mode = 'huge';
-    const error = await client({ maxBytesPerList: 4 * 1024 * 1024 }).listServices().then(() => undefined, (e: unknown) => e);
+    const error = await client({ maxBytesPerList: 4 * 1024 * 1024, maxItemsPerList: 1_000_000, maxValuesPerList: 10_000_000 }).listServices().then(() => undefined, (e: unknown) => e);
     assert.ok(error instanceof ObservationError, String(error));
     assert.equal(error.failure, 'over-budget');
     assert.match(error.message, /^cluster "rome": list services in all namespaces: over its observation budget maxBytesPerList \(4194304\): the answer passed 4194304 bytes/);
+    await untilNoConnection();
+  });
+
+  test('an answer that never ends is cut at maxItemsPerList while it arrives (some 40 KB in), not at the byte budget after a parse, and the socket is closed', async () => {
+    mode = 'huge';
+    const error = await client({ maxItemsPerList: 1_000 }).listServices().then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof ObservationError, String(error));
+    assert.equal(error.failure, 'over-budget');
+    assert.match(error.message, /^cluster "rome": list services in all namespaces: over its observation budget maxItemsPerList \(1000\): the list holds more than 1000 items/);
     await untilNoConnection();
   });
 
