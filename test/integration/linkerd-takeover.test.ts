@@ -365,7 +365,10 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
     // AND every paris mirror is now mirrorc's (its label), its Endpoints still mirrored by Kubernetes into the
     //     one slice the destination reads, mirrorc's slice of that name written retired
     for (const key of MIRRORS) {
-      assert.equal((await get('service', key)).metadata.labels['mirrorc.io/managed'], 'true', key);
+      const svc = await get('service', key);
+      assert.equal(svc.metadata.labels['mirrorc.io/managed'], 'true', key);
+      // (Flux's server-side apply leaves the fields of Linkerd's field manager alone: its annotation stays)
+      assert.ok(svc.metadata.annotations['mirror.linkerd.io/remote-resource-version'], `${key}: Linkerd's remote-resource-version kept`);
       assert.equal((await get('endpoints', key)).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined, key);
       assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 0, retired: 1 }, key);
     }
