@@ -14,7 +14,7 @@ import type { FileTree } from './render-files.js';
 import { commitChanges, recoverTransaction, type WriteSummary } from './write-transaction.js';
 
 export { readTree } from './read-tree.js';
-export { readCommittedTree, committedPath, checkTransaction, type WriteSummary } from './write-transaction.js';
+export { readCommittedTree, committedPath, committedWritePending, checkTransaction, type WriteSummary } from './write-transaction.js';
 export { UnsafeJournalError } from './journal-paths.js';
 
 /**
