@@ -16,7 +16,10 @@ export const WRITE_STEPS = [
   'legacy-recover',
   /** Removing an uncommitted transaction (after a failure, or left by a killed run). */
   'discard',
-  /** Creating the transaction folder and its list of files staged outside it. */
+  /**
+   * Creating the transaction folder and its list of files staged outside it (beside their targets, on
+   * another mount), and the output folders such a file or new unit folder is staged in.
+   */
   'txn-begin',
   /** Writing one staged file (not yet flushed). */
   'stage-file',

@@ -123,7 +123,7 @@ export class StagedTransaction {
   private readonly outside: string[] = [];
   private readonly outsideListed = new Set<string>();
   private readonly devices = new Map<string, number>();
-  /** Per existing folder: whether a rename from beside the home folder (the transaction's mount) reaches it. */
+  /** Per folder: whether a rename from beside the home folder (the transaction's mount) reaches it. */
   private readonly reachable = new Map<string, boolean>();
   /** Folders of the output made before the commit point to stage beside a target in them (another mount), in order. */
   private readonly madeFolders: string[] = [];
@@ -309,10 +309,15 @@ export class StagedTransaction {
    * another file system, and on another mount of the same one (a bind mount: same `st_dev`, EXDEV).
    */
   private reaches(dir: string): boolean {
-    let existing = resolve(dir);
+    const asked = resolve(dir);
+    let answer = this.reachable.get(asked);
+    if (answer !== undefined) return answer;
+    let existing = asked;
     while (dirname(existing) !== existing && !this.host.exists(existing)) existing = dirname(existing);
-    let answer = this.reachable.get(existing);
-    if (answer === undefined) this.reachable.set(existing, (answer = this.host.renameReaches(this.base, existing)));
+    answer = this.reachable.get(existing) ?? this.host.renameReaches(this.base, existing);
+    this.reachable.set(existing, answer);
+    // A folder made later is on the mount of its nearest existing parent now: the same answer.
+    this.reachable.set(asked, answer);
     return answer;
   }
 

@@ -213,7 +213,7 @@ describe('check compares what is on disk', () => {
     }
   });
 
-  test('GIVEN a synth killed right after its commit point (the tree on disk still the old one) WHEN check runs THEN it fails (5) naming the unfinished write, and passes once synth has completed it', async () => {
+  test('GIVEN a synth killed right after its commit point (the tree on disk not the committed one yet) WHEN check runs THEN it fails (5) naming the unfinished write, and passes once synth has completed it', async () => {
     const repo = new SafetyRepo();
     try {
       repo.writeFleet(FLEET_A);
