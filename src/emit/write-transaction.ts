@@ -235,7 +235,7 @@ export class StagedTransaction {
       applyJournal(host, this.base, txn, { format: 1, ops });
     } catch (e) {
       if (!isFsError(e)) throw e;
-      throw new WriteFailedError(errorPath(e, ''), e.code, `the new ${what} ${what.includes(' and ') ? 'are' : 'is'} committed (journal in ${shownPath(txn)}/) but not all in place yet; plan and check already read the new output, and the next synth completes it once the cause is fixed`);
+      throw new WriteFailedError(errorPath(e, ''), e.code, `the new ${what} ${what.includes(' and ') ? 'are' : 'is'} committed (journal in ${shownPath(txn)}/) but not all in place yet; plan already reads the new output (check fails until it is in place), and the next synth completes it once the cause is fixed`);
     }
     return { put: this.putCount, deleted: deletes };
   }
