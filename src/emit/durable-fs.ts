@@ -4,7 +4,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { release } from 'node:os';
+import { KUSTOMIZATION_FILE } from './output-names.js';
 import { dirname, join, resolve } from 'node:path';
 import type { FsHost, WriteStep } from './fs-host.js';
 import { folderFilesOnThreads } from './folder-files-threads.js';
@@ -158,14 +160,20 @@ function renameReaches(from: string, to: string): boolean {
   return true;
 }
 
-/** Copies `from` (a file, or a folder with everything below it) to the new path `to`: each file and folder fsynced. */
+/**
+ * Copies `from` (a file, or a folder with everything below it) to the new path `to`: each file and
+ * folder fsynced. Within a folder its subfolders come first and its kustomization.yaml last, so that
+ * even a copy cut short by a kill never holds a kustomization.yaml that lists a file it lacks.
+ */
 function copyTree(from: string, to: string): void {
   if (!lstatSync(from).isDirectory()) {
     writeFileSync(to, readFileSync(from), { flag: 'wx', flush: true });
     return;
   }
   mkdirSync(to);
-  for (const name of readdirSync(from)) copyTree(join(from, name), join(to, name));
+  const entries = readdirSync(from, { withFileTypes: true });
+  const order = (e: Dirent): number => (e.isDirectory() ? 0 : e.name === KUSTOMIZATION_FILE ? 2 : 1);
+  for (const e of entries.sort((a, b) => order(a) - order(b))) copyTree(join(from, e.name), join(to, e.name));
   fsyncDirectory(to);
 }
 

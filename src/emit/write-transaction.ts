@@ -381,6 +381,7 @@ export class StagedTransaction {
     if (!inside) {
       this.current = target;
       this.outputFolder(dirname(target));
+      this.stagedDirs.add(dirname(target));
     }
     for (const p of paths) {
       const rest = p.slice(folder.length + 1);
@@ -616,11 +617,11 @@ function readJournal(host: FsHost, scope: JournalScope, lockKnown: boolean): Jou
 export function readCommittedTree(dir: string, home: string = dir, host: FsHost = NODE_FS_HOST): FileTree {
   const tree = readTree(dir, host);
   const txn = transactionDir(home);
-  const journal = host.exists(txn) ? readJournal(host, { home, txn }, false) : undefined;
-  if (!journal) return tree;
+  if (!host.exists(txn)) return tree;
+  const journal = readJournal(host, { home, txn }, false);
   const base = dirname(resolve(home));
   const root = resolve(dir);
-  for (const op of journal.ops) {
+  for (const op of journal?.ops ?? []) {
     const target = resolve(base, op.path);
     if (!target.startsWith(root + sep)) continue;
     const key = relative(root, target).split(sep).join('/');
@@ -633,7 +634,7 @@ export function readCommittedTree(dir: string, home: string = dir, host: FsHost 
       if (host.exists(staged)) tree.set(key, host.readFile(staged));
     }
   }
-  // A file or folder staged (or being copied) beside its target (another mount) is no part of the tree.
+  // A file or folder staged (or being copied) beside its target (another mount), committed or not, is no part of the tree.
   const beside = (p: string): boolean => p.split('/').some((s) => s.startsWith('.') && s.endsWith(STAGED_BESIDE_SUFFIX));
   return new Map([...tree.entries()].filter(([p]) => !beside(p)).sort(([a], [b]) => compareStrings(a, b)));
 }

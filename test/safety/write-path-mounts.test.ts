@@ -196,6 +196,37 @@ test('GIVEN dist/ a bind mount and a write committed with its files staged besid
   }
 });
 
+test('GIVEN dist/ a bind mount and such a stuck write WHEN the synth that copies it into place is killed before each single mutating step in turn THEN the next synth still completes it: exit 0, the new complete state, nothing left behind', async (t) => {
+  let n = 1;
+  for (;; n++) {
+    const repo = mountedRepo(t, 'bind');
+    if (!repo) return;
+    try {
+      repo.writeLock(LOCK_OLD);
+      const stuck = await synthInProcess(repo, 'write', { host: faultingHost('errno:EIO:apply-folder', { ...NODE_FS_HOST, renameReaches: () => true }) });
+      assert.equal(stuck.exitCode, ExitCode.WRITE_FAILED, stuck.log.join('\n'));
+      const crashed = await repo.run(['synth', '--offline'], { fault: `crash:${n}` });
+      if (crashed.code === 0) {
+        // Past the last step: the roll-forward completed in that run.
+        assert.equal(repo.hash(), states.old);
+        assertNothingLeft(repo);
+        break;
+      }
+      assert.equal(crashed.code, null, `step ${n}: ${crashed.stderr}`);
+      assert.equal(repo.committedHash(), states.old, `step ${n}`);
+      assert.deepEqual(danglingKustomizationEntries(repo.outDir), [], `step ${n}`);
+      const next = await repo.run(['synth', '--offline']);
+      assertOk(next);
+      assert.equal(repo.hash(), states.old, `step ${n}: recovery`);
+      assertNothingLeft(repo);
+    } finally {
+      unmount(repo);
+    }
+  }
+  // (three unit folders copied: a removal, the copy, a rename and a removal each, then the rest of the apply)
+  assert.ok(n > 12, `only ${n - 1} mutating steps: the copy was not exercised`);
+});
+
 describe('check compares what is on disk', () => {
   test('GIVEN dist/ a bind mount and the lock changed WHEN check, synth, check run THEN the first check fails (5), synth writes the change (0), and only then check passes', async (t) => {
     const repo = mountedRepo(t, 'bind');
