@@ -3,9 +3,11 @@
  * entries change are fsynced; a batch of staged files is flushed with one syncfs per file system.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { release } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { KUSTOMIZATION_FILE } from './output-names.js';
+import { dirname, join, resolve } from 'node:path';
 import type { FsHost, WriteStep } from './fs-host.js';
 import { folderFilesOnThreads } from './folder-files-threads.js';
 import { BackgroundWriter } from './background-writes.js';
@@ -38,6 +40,7 @@ export const NODE_FS_HOST: FsHost = {
   readdirEntries: (path) => readdirSync(path, { withFileTypes: true }),
   realpath: (path) => realpathSync(path),
   folderFiles: (dirs) => folderFilesOnThreads(dirs, NODE_FS_HOST),
+  renameReaches: (from, to) => renameReaches(from, to),
   writeFile: (step, path, text, flush) => (step === 'stage-file' && !flush ? staged.write(path, text) : afterStaged(step, () => writeFile(path, text, flush))),
   flush: (step, files) => afterStaged(step, () => flushFiles(files)),
   rename: (step, from, to) => afterStaged(step, () => renameSync(from, to)),
@@ -46,6 +49,7 @@ export const NODE_FS_HOST: FsHost = {
   mkdir: (_step, path) => mkdirWithParents(path),
   rmdir: (step, path) => afterStaged(step, () => rmdirIfEmpty(path)),
   removeTree: (step, path) => afterStaged(step, () => rmSync(path, { recursive: true, force: true })),
+  copyTree: (step, from, to) => afterStaged(step, () => copyTree(from, to)),
   writeAtomically: (step, path, text) => afterStaged(step, () => writeFileAtomically(path, text)),
   createExclusive: (path, text) => createExclusive(path, text),
   deleteQuietly: (path) => {
@@ -129,6 +133,48 @@ function fsyncFile(path: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A name no mirrorc run creates: the source of the probe rename, which must not exist. */
+const PROBE_NAME = '.mirrorc-rename-probe.absent';
+
+/**
+ * Whether an entry of `from` can be renamed into `to`. On Linux, by trying, with nothing written:
+ * rename(2) of a missing entry of `from` to `to` fails with EXDEV when the two folders are on two
+ * mounts (the kernel compares the mounts before it looks the entry up) and with ENOENT when the
+ * rename would work. Elsewhere the kernel may look the entry up first, so the folders' devices are
+ * compared instead (a bind mount, nullfs, is then found by the rename of the apply, which copies).
+ * Only EXDEV answers false: any other refusal (EROFS, EACCES) is left to the write that follows.
+ */
+function renameReaches(from: string, to: string): boolean {
+  if (process.platform !== 'linux') return statSync(from).dev === statSync(to).dev;
+  try {
+    renameSync(join(from, PROBE_NAME), join(to, PROBE_NAME));
+  } catch (e) {
+    // ENOENT: the rename would work. Any other refusal (EROFS, EACCES) is not the probe's to report:
+    // the write that follows meets it and names the path it was for.
+    return (e as NodeJS.ErrnoException).code !== 'EXDEV';
+  }
+  // Someone made the probe's source: put it back where it was.
+  renameSync(join(to, PROBE_NAME), join(from, PROBE_NAME));
+  return true;
+}
+
+/**
+ * Copies `from` (a file, or a folder with everything below it) to the new path `to`: each file and
+ * folder fsynced. Within a folder its subfolders come first and its kustomization.yaml last, so that
+ * even a copy cut short by a kill never holds a kustomization.yaml that lists a file it lacks.
+ */
+function copyTree(from: string, to: string): void {
+  if (!lstatSync(from).isDirectory()) {
+    writeFileSync(to, readFileSync(from), { flag: 'wx', flush: true });
+    return;
+  }
+  mkdirSync(to);
+  const entries = readdirSync(from, { withFileTypes: true });
+  const order = (e: Dirent): number => (e.isDirectory() ? 0 : e.name === KUSTOMIZATION_FILE ? 2 : 1);
+  for (const e of entries.sort((a, b) => order(a) - order(b))) copyTree(join(from, e.name), join(to, e.name));
+  fsyncDirectory(to);
 }
 
 function unlinkIfExists(path: string): void {

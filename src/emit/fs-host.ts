@@ -16,7 +16,10 @@ export const WRITE_STEPS = [
   'legacy-recover',
   /** Removing an uncommitted transaction (after a failure, or left by a killed run). */
   'discard',
-  /** Creating the transaction folder and its list of files staged outside it. */
+  /**
+   * Creating the transaction folder and its list of files staged outside it (beside their targets, on
+   * another mount), and the output folders such a file or new unit folder is staged in.
+   */
   'txn-begin',
   /** Writing one staged file (not yet flushed). */
   'stage-file',
@@ -70,6 +73,13 @@ export interface FsHost {
    * files and folders). The real host walks on worker threads, beside the caller's own work.
    */
   folderFiles(dirs: readonly string[]): Promise<readonly (FolderFiles | undefined)[]>;
+  /**
+   * Whether an entry of the folder `from` can be renamed into the folder `to` (both exist): false
+   * when they are on two mounts (rename(2) fails with EXDEV), also two mounts of one file system (a
+   * bind mount: same `st_dev`). Changes nothing. Throws the file system's error when it refuses
+   * otherwise (EROFS, EACCES).
+   */
+  renameReaches(from: string, to: string): boolean;
 
   // Writes: each is the named step `step` and durable unless said otherwise.
   /** Creates or truncates `path` and writes `text`; `flush`: fsync it too (else {@link flush} makes a batch durable). */
@@ -84,6 +94,11 @@ export interface FsHost {
   mkdir(step: WriteStep, path: string): void;
   /** Removes the empty folder `path`; a missing or non-empty folder is left as it is. */
   rmdir(step: WriteStep, path: string): void;
+  /**
+   * Copies the file or folder `from` (and everything below it) to `to`, which must not exist, each
+   * file and folder made durable: where a rename cannot go (another mount), after the commit point.
+   */
+  copyTree(step: WriteStep, from: string, to: string): void;
   /** Removes `path` and everything below it; a missing path is fine. */
   removeTree(step: WriteStep, path: string): void;
   /** Replaces the single file `path` atomically and durably (temp file, rename, folder fsync). */

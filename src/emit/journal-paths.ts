@@ -85,11 +85,11 @@ export function journalProblems(host: FsHost, scope: JournalScope, ops: unknown,
       problems.push(`${where}: staged file ${staged}`);
       return;
     }
-    if (raw.op === 'put-dir' && (!insideHome || !within(staged.resolved, resolve(scope.txn)))) {
-      problems.push(`${where}: a folder is put only inside ${shownPath(resolve(scope.home))}/ from inside ${shownPath(scope.txn)}/`);
+    const beside = join(dirname(target.resolved), `.${basename(target.resolved)}${STAGED_BESIDE_SUFFIX}`);
+    if (raw.op === 'put-dir' && (!insideHome || (!within(staged.resolved, resolve(scope.txn)) && staged.resolved !== beside))) {
+      problems.push(`${where}: a folder is put only inside ${shownPath(resolve(scope.home))}/, from inside ${shownPath(scope.txn)}/ or from beside itself`);
       return;
     }
-    const beside = join(dirname(target.resolved), `.${basename(target.resolved)}${STAGED_BESIDE_SUFFIX}`);
     if (!within(staged.resolved, resolve(scope.txn)) && staged.resolved !== beside) {
       problems.push(`${where}: staged file ${JSON.stringify(raw.staged)} is neither inside ${shownPath(scope.txn)}/ nor beside its target`);
       return;

@@ -14,7 +14,7 @@ import type { FileTree } from './render-files.js';
 import { commitChanges, recoverTransaction, type WriteSummary } from './write-transaction.js';
 
 export { readTree } from './read-tree.js';
-export { readCommittedTree, committedPath, checkTransaction, type WriteSummary } from './write-transaction.js';
+export { readCommittedTree, committedPath, committedWritePending, checkTransaction, type WriteSummary } from './write-transaction.js';
 export { UnsafeJournalError } from './journal-paths.js';
 
 /**
@@ -30,7 +30,7 @@ export function recoverInterruptedWrite(outDir: string, lockPath?: string, host:
     if (!isFsError(e)) throw e;
     const e2 = e as NodeJS.ErrnoException & { dest?: string };
     throw new WriteFailedError(e2.dest ?? e2.path ?? outDir, e.code,
-      `an interrupted earlier run left ${shownPath(resolve(outDir))}/ to be completed (or undone), and that failed; plan and check read what it committed; fix the cause and run synth again`);
+      `an interrupted earlier run left ${shownPath(resolve(outDir))}/ to be completed (or undone), and that failed; plan reads what it committed (check fails until it is in place); fix the cause and run synth again`);
   }
 }
 

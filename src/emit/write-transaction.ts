@@ -121,8 +121,12 @@ export class StagedTransaction {
   private readonly stagedFiles: string[] = [];
   private readonly stagedDirs = new Set<string>();
   private readonly outside: string[] = [];
+  private readonly outsideListed = new Set<string>();
   private readonly devices = new Map<string, number>();
-  private txnDev: number | undefined;
+  /** Per folder: whether a rename from beside the home folder (the transaction's mount) reaches it. */
+  private readonly reachable = new Map<string, boolean>();
+  /** Folders of the output made before the commit point to stage beside a target in them (another mount), in order. */
+  private readonly madeFolders: string[] = [];
   private begun = false;
   private finished = false;
   private fileCount = 0;
@@ -162,6 +166,8 @@ export class StagedTransaction {
       const single = changed.filter((p) => !folders.has(folderOf(p) ?? ''));
       // Only paths about to be written can be blocked (unchanged files are on disk already).
       checkTreeShape(host, root, new Map(single.map((p) => [p, ''])), [...folders.keys()]);
+      // What goes to another mount is staged beside its target, listed first (one list write per tree).
+      this.noteOutside([...[...folders.keys()].map((f) => join(root, f)), ...single.map((p) => join(root, p))].filter((abs) => !this.reaches(dirname(abs))));
       for (const [folder, paths] of folders) this.stageFolder(root, folder, paths, t.after);
       for (const p of single.filter((q) => basename(q) !== KUSTOMIZATION_FILE)) this.stageFile(join(root, p), t.after.get(p)!, 'apply-object');
       for (const p of single.filter((q) => basename(q) === KUSTOMIZATION_FILE)) this.stageFile(join(root, p), t.after.get(p)!, 'apply-kustomization');
@@ -229,7 +235,7 @@ export class StagedTransaction {
       applyJournal(host, this.base, txn, { format: 1, ops });
     } catch (e) {
       if (!isFsError(e)) throw e;
-      throw new WriteFailedError(errorPath(e, ''), e.code, `the new ${what} ${what.includes(' and ') ? 'are' : 'is'} committed (journal in ${shownPath(txn)}/) but not all in place yet; plan and check already read the new output, and the next synth completes it once the cause is fixed`);
+      throw new WriteFailedError(errorPath(e, ''), e.code, `the new ${what} ${what.includes(' and ') ? 'are' : 'is'} committed (journal in ${shownPath(txn)}/) but not all in place yet; plan already reads the new output (check fails until it is in place), and the next synth completes it once the cause is fixed`);
     }
     return { put: this.putCount, deleted: deletes };
   }
@@ -238,7 +244,18 @@ export class StagedTransaction {
   discard(): boolean {
     if (this.finished) return true;
     this.finished = true;
-    return !this.begun || tryDiscard(this.host, this.home, this.lockPath);
+    return !this.begun || this.discardAll();
+  }
+
+  /** Removes the transaction (with what it staged beside targets) and the output folders it made for them. */
+  private discardAll(): boolean {
+    const removed = tryDiscard(this.host, this.home, this.lockPath);
+    try {
+      for (const d of [...this.madeFolders].reverse()) this.host.rmdir('discard', d);
+    } catch {
+      // left empty: the next run uses it or leaves it (git and kustomize do not see an empty folder)
+    }
+    return removed;
   }
 
   /**
@@ -266,7 +283,6 @@ export class StagedTransaction {
     // Never touch an earlier run's transaction here: it may be committed (the caller recovers it first).
     if (host.exists(txn)) throw new Error(`internal error: ${txn} exists; it must be recovered before a new write`);
     this.begun = true;
-    this.txnDev = deviceOf(host, this.base);
     host.mkdir('txn-begin', join(txn, 'files'));
     for (const d of [join(txn, 'files'), txn, this.base]) this.stagedDirs.add(d);
   }
@@ -277,25 +293,76 @@ export class StagedTransaction {
     return dev;
   }
 
-  /** Makes the staging folder `dir` (and its parents inside the transaction) unless made already. */
-  private stagingFolder(dir: string): void {
+  /**
+   * Makes the staging folder `dir` (and its parents up to `root`: the transaction folder, or the
+   * output folder for a staging beside the target) unless made already; each is flushed at the commit.
+   */
+  private stagingFolder(dir: string, root = this.txn): void {
     if (this.stagedDirs.has(dir)) return;
     if (!this.host.exists(dir)) this.host.mkdir('txn-begin', dir);
-    for (let d = dir; !this.stagedDirs.has(d) && d.startsWith(this.txn + sep); d = dirname(d)) this.stagedDirs.add(d);
+    for (let d = dir; !this.stagedDirs.has(d) && d.startsWith(root + sep); d = dirname(d)) this.stagedDirs.add(d);
   }
 
-  /** Stages one file that goes to `path`: in the transaction folder, or beside its target on another file system. */
+  /**
+   * Whether a rename from the transaction folder reaches the folder `dir` (decided by trying, once
+   * per existing folder: a folder yet to be made is on its nearest existing parent's mount). False on
+   * another file system, and on another mount of the same one (a bind mount: same `st_dev`, EXDEV).
+   */
+  private reaches(dir: string): boolean {
+    const asked = resolve(dir);
+    let answer = this.reachable.get(asked);
+    if (answer !== undefined) return answer;
+    let existing = asked;
+    while (dirname(existing) !== existing && !this.host.exists(existing)) existing = dirname(existing);
+    answer = this.reachable.get(existing) ?? this.host.renameReaches(this.base, existing);
+    this.reachable.set(existing, answer);
+    // A folder made later is on the mount of its nearest existing parent now: the same answer.
+    this.reachable.set(asked, answer);
+    return answer;
+  }
+
+  /**
+   * Lists `targets` (files and new unit folders on another mount, staged beside themselves) in
+   * `outside.json` before anything is staged beside them, so that a discard always finds them.
+   */
+  private noteOutside(targets: readonly string[]): void {
+    if (targets.length === 0) return;
+    this.begin();
+    for (const t of targets) {
+      const rel = relative(this.base, besidePath(t));
+      if (this.outsideListed.has(rel)) continue;
+      this.outsideListed.add(rel);
+      this.outside.push(rel);
+    }
+    this.host.writeFile('txn-begin', join(this.txn, OUTSIDE), JSON.stringify(this.outside), true);
+  }
+
+  /**
+   * Makes the folder `dir` of the output (and its missing parents) before the commit point, to stage
+   * a file or folder beside its target there (another mount); empty folders, invisible to git and
+   * kustomize. A discard removes them again.
+   */
+  private outputFolder(dir: string): void {
+    if (this.host.exists(dir)) return;
+    const missing: string[] = [];
+    for (let d = dir; !this.host.exists(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
+    this.host.mkdir('txn-begin', dir);
+    appendAll(this.madeFolders, missing);
+    for (const d of [...missing, dirname(missing[0] ?? dir)]) this.stagedDirs.add(d);
+  }
+
+  /** Stages one file that goes to `path`: in the transaction folder, or beside its target on another mount. */
   private stageFile(path: string, text: string, step: WriteStep): void {
     this.begin();
     const { host, txn } = this;
     this.current = path;
     const i = this.fileCount++;
-    const inside = this.deviceOfFolder(dirname(path)) === this.txnDev;
-    const staged = inside ? join(txn, 'files', String(Math.floor(i / STAGED_PER_FOLDER)), String(i)) : join(dirname(path), `.${basename(path)}${STAGED_BESIDE_SUFFIX}`);
+    const inside = this.reaches(dirname(path));
+    const staged = inside ? join(txn, 'files', String(Math.floor(i / STAGED_PER_FOLDER)), String(i)) : besidePath(path);
     if (!inside) {
-      this.outside.push(relative(this.base, staged));
-      // Written before the file it lists, so a discard always finds it.
-      host.writeFile('txn-begin', join(txn, OUTSIDE), JSON.stringify(this.outside), true);
+      if (!this.outsideListed.has(relative(this.base, staged))) this.noteOutside([path]);
+      this.outputFolder(dirname(path));
+      this.stagedDirs.add(dirname(path));
     } else this.stagingFolder(dirname(staged));
     host.writeFile('stage-file', staged, text, false);
     this.stagedFiles.push(staged);
@@ -307,12 +374,20 @@ export class StagedTransaction {
   private stageFolder(root: string, folder: string, paths: readonly string[], after: ReadonlyMap<string, string>): void {
     this.begin();
     const { host, txn } = this;
-    const staged = join(txn, 'folders', String(this.folderCount++));
+    const target = join(root, folder);
+    // On another mount than the transaction, the folder is staged beside itself (listed in outside.json by stage()).
+    const inside = this.reaches(dirname(target));
+    const staged = inside ? join(txn, 'folders', String(this.folderCount++)) : besidePath(target);
+    if (!inside) {
+      this.current = target;
+      this.outputFolder(dirname(target));
+      this.stagedDirs.add(dirname(target));
+    }
     for (const p of paths) {
       const rest = p.slice(folder.length + 1);
       const at = join(staged, rest);
       this.current = join(root, p);
-      this.stagingFolder(dirname(at));
+      this.stagingFolder(dirname(at), inside ? txn : dirname(target));
       host.writeFile('stage-file', at, after.get(p)!, false);
       this.stagedFiles.push(at);
     }
@@ -322,8 +397,7 @@ export class StagedTransaction {
 
   /**
    * The unit folders (`<a>/<b>`, relative to `root`) that can be staged whole: every file of theirs
-   * is new (nothing of them in `before`), nothing is at their path on disk, and they are on the
-   * transaction folder's file system. Their files, by folder.
+   * is new (nothing of them in `before`) and nothing is at their path on disk. Their files, by folder.
    */
   private newFolders(root: string, changed: readonly string[], before: ReadonlyMap<string, string>): Map<string, string[]> {
     const byFolder = new Map<string, string[]>();
@@ -341,10 +415,8 @@ export class StagedTransaction {
       if (folder !== undefined) touched.add(folder);
       touched.add(p);
     }
-    if (this.txnDev === undefined) this.txnDev = deviceOf(this.host, this.base);
     for (const folder of [...byFolder.keys()]) {
-      const at = join(root, folder);
-      if (touched.has(folder) || this.host.lstat(at) !== undefined || this.deviceOfFolder(dirname(at)) !== this.txnDev) byFolder.delete(folder);
+      if (touched.has(folder) || this.host.lstat(join(root, folder)) !== undefined) byFolder.delete(folder);
     }
     return byFolder;
   }
@@ -353,11 +425,11 @@ export class StagedTransaction {
   private failedBeforeCommit(e: unknown): unknown {
     this.finished = true;
     if (!isFsError(e)) {
-      if (this.begun) tryDiscard(this.host, this.home, this.lockPath);
+      if (this.begun) this.discardAll();
       return e;
     }
     const { what, txn } = this;
-    const cleaned = tryDiscard(this.host, this.home, this.lockPath);
+    const cleaned = !this.begun || this.discardAll();
     return new WriteFailedError(errorPath(e, this.current !== '' ? this.current : this.outputOf(e.path)), e.code, `nothing was changed: ${what} ${what.includes(' and ') ? 'are' : 'is'} as before${cleaned ? '' : ` (the unfinished ${shownPath(txn)}/ is removed by the next synth)`}; fix the cause and run synth again`);
   }
 }
@@ -430,7 +502,7 @@ function applyJournal(host: FsHost, base: string, txn: string, journal: Journal)
         for (let d = dirname(target); d !== base && d.startsWith(base + sep); d = dirname(d)) touched.add(dirname(d));
       }
       // A staged folder goes into place as one rename: it appears with all its files, its kustomization.yaml included.
-      host.rename(op.step, staged, target);
+      moveIntoPlace(host, op, staged, target);
       touched.add(dirname(target));
       folders.add(dirname(target));
     } else if (op.op === 'delete') {
@@ -451,6 +523,37 @@ function applyJournal(host: FsHost, base: string, txn: string, journal: Journal)
   host.fsyncDirectory(base);
 }
 
+/** Where a file or folder staged for `target` lies beside it (another mount than the transaction): `.<name>.mirrorc-staged`. */
+function besidePath(target: string): string {
+  return join(dirname(target), `.${basename(target)}${STAGED_BESIDE_SUFFIX}`);
+}
+
+/**
+ * Renames the staged file or folder `staged` to `target`. Where that cannot be done by one rename
+ * (EXDEV: another mount, which staging found by trying, or a transaction an earlier version staged),
+ * it is copied beside the target first (durably; the copy replaces a partial one of a killed run),
+ * renamed into place within its folder, and the staged one removed: the roll-forward never depends
+ * on a rename across mounts. A staged folder whose target is there already was put by such a copy
+ * before a kill (a new unit folder is absent when staged, and only the run-lock holder writes).
+ */
+function moveIntoPlace(host: FsHost, op: JournalOp, staged: string, target: string): void {
+  if (op.op === 'put-dir' && host.lstat(target) !== undefined && dirname(staged) !== dirname(target)) {
+    host.removeTree(op.step, staged);
+    return;
+  }
+  try {
+    host.rename(op.step, staged, target);
+    return;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+  }
+  const copy = besidePath(target);
+  host.removeTree(op.step, copy);
+  host.copyTree(op.step, staged, copy);
+  host.rename(op.step, copy, target);
+  host.removeTree(op.step, staged);
+}
+
 /** Removes an uncommitted transaction of `home`, with the files it staged outside its folder (each checked first: see journal-paths.ts). */
 function discard(host: FsHost, scope: JournalScope): void {
   const { home, txn } = scope;
@@ -464,7 +567,8 @@ function discard(host: FsHost, scope: JournalScope): void {
   const folderProblem = transactionFolderProblem(host, txn);
   const problems = [...(folderProblem !== undefined ? [folderProblem] : []), ...outsideListProblems(host, scope, outside)];
   if (problems.length > 0) throw new UnsafeJournalError(txn, problems);
-  for (const p of outside as string[]) host.unlink('discard', resolve(base, p));
+  // A file, or a new unit folder, staged beside its target.
+  for (const p of outside as string[]) host.removeTree('discard', resolve(base, p));
   host.removeTree('discard', txn);
   host.fsyncDirectory(base);
 }
@@ -513,11 +617,11 @@ function readJournal(host: FsHost, scope: JournalScope, lockKnown: boolean): Jou
 export function readCommittedTree(dir: string, home: string = dir, host: FsHost = NODE_FS_HOST): FileTree {
   const tree = readTree(dir, host);
   const txn = transactionDir(home);
-  const journal = host.exists(txn) ? readJournal(host, { home, txn }, false) : undefined;
-  if (!journal) return tree;
+  if (!host.exists(txn)) return tree;
+  const journal = readJournal(host, { home, txn }, false);
   const base = dirname(resolve(home));
   const root = resolve(dir);
-  for (const op of journal.ops) {
+  for (const op of journal?.ops ?? []) {
     const target = resolve(base, op.path);
     if (!target.startsWith(root + sep)) continue;
     const key = relative(root, target).split(sep).join('/');
@@ -528,11 +632,20 @@ export function readCommittedTree(dir: string, home: string = dir, host: FsHost 
     } else if (op.op === 'put') {
       const staged = resolve(base, op.staged!);
       if (host.exists(staged)) tree.set(key, host.readFile(staged));
-      // A file staged beside its target (another file system) is no file of the tree.
-      if (staged.startsWith(root + sep)) tree.delete(relative(root, staged).split(sep).join('/'));
     }
   }
-  return new Map([...tree.entries()].sort(([a], [b]) => compareStrings(a, b)));
+  // A file or folder staged (or being copied) beside its target (another mount), committed or not, is no part of the tree.
+  const beside = (p: string): boolean => p.split('/').some((s) => s.startsWith('.') && s.endsWith(STAGED_BESIDE_SUFFIX));
+  return new Map([...tree.entries()].filter(([p]) => !beside(p)).sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/**
+ * Whether an interrupted run left a committed write of `home` that is not all in place yet (a
+ * journal in its transaction folder): what is on disk is then not what the journal commits.
+ */
+export function committedWritePending(home: string, host: FsHost = NODE_FS_HOST): boolean {
+  const txn = transactionDir(home);
+  return host.exists(txn) && readJournal(host, { home, txn }, false) !== undefined;
 }
 
 /** Where the committed content of `path` is: its staged copy while a committed journal of `home` still has to put it, else `path`. */

@@ -6,8 +6,10 @@
  * RunLockBusyError, a WriteFailedError): nothing was contacted or written.
  */
 import type { FsHost } from '../emit/fs-host.js';
-import { committedPath } from '../emit/write-output.js';
-import { InvalidInputError } from '../errors/mirrorc-error.js';
+import { committedPath, committedWritePending } from '../emit/write-output.js';
+import { CheckFailedError, InvalidInputError } from '../errors/mirrorc-error.js';
+import { shownPath } from '../emit/write-failure.js';
+import { transactionDir } from '../emit/write-transaction.js';
 import type { StaleLimit } from '../guard/stale-limit.js';
 import { buildFleet, importFleetDefinition } from '../load/load-fleet.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
@@ -63,6 +65,7 @@ export interface Loaded {
 export async function loadStage(run: RunContext, claimed: ClaimedOutput): Promise<Loaded> {
   const { options, mode, shard, host } = run;
   const { outDir, lockFile, deliveryDir, maxStaleFlag, maxStaleMs, unitFolderWalk: walking } = claimed;
+  if (mode === 'check') checkNoPendingWrite(host, [outDir, deliveryDir]);
   const paths: RunPaths = { outDir, lockFile, deliveryDir, committedLock: committedPath(outDir, lockFile, host) };
 
   // The model and the lock: loaded and validated before any network call.
@@ -87,6 +90,19 @@ export async function loadStage(run: RunContext, claimed: ClaimedOutput): Promis
       : spec.stalenessLimit ? { text: spec.stalenessLimit.maxStale, ms: spec.stalenessLimit.maxStaleMs, origin: "the fleet's StalenessLimit maxStale" }
         : undefined;
   return { paths, spec, previous, ...(previousUnits ? { previousUnits } : {}), ...(previousSources ? { previousSources } : {}), ...(lockText !== undefined ? { lockText } : {}), ...(staleLimit ? { staleLimit } : {}), ...(walking ? { unitFolderWalk: walking } : {}) };
+}
+
+/**
+ * check verifies what is on disk: a committed write that an interrupted synth left to complete means
+ * the tree on disk is not (all) the committed one, whatever the journal says it will be.
+ * @throws CheckFailedError (exit 5) when one of `homes` has such a write
+ */
+function checkNoPendingWrite(host: FsHost, homes: readonly string[]): void {
+  for (const home of homes) {
+    if (!committedWritePending(home, host)) continue;
+    throw new CheckFailedError(`an interrupted synth committed a write of ${home}/ that is not in place yet (${shownPath(transactionDir(home))}/journal.json): ` +
+      `the files on disk are not what it committed; run synth to complete it, and commit the result`);
+  }
 }
 
 /**

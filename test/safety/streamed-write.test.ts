@@ -42,7 +42,7 @@ before(async () => {
 });
 
 describe('a cold synth (every unit folder new)', () => {
-  test('GIVEN an empty dist/ WHEN synth is killed right before it renames the first unit folder into place THEN its committed journal puts each new unit folder as one operation, check reads the new complete state, and the next synth completes it', async () => {
+  test('GIVEN an empty dist/ WHEN synth is killed right before it renames the first unit folder into place THEN its committed journal puts each new unit folder as one operation, plan reads the new complete state, and the next synth completes it', async () => {
     const repo = coldRepo();
     try {
       const crashed = await repo.run(['synth', '--offline'], { fault: 'crash:apply-folder' });

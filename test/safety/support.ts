@@ -141,7 +141,7 @@ export class SafetyRepo {
     }));
   }
 
-  /** Hash of the committed state: dist/ and the lock as plan/check read them (an interrupted run's committed journal overlaid). */
+  /** Hash of the committed state: dist/ and the lock as plan reads them (an interrupted run's committed journal overlaid). */
   public committedHash(): string {
     return committedStateHash(this.outDir, this.lockFile);
   }

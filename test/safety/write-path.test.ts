@@ -81,7 +81,7 @@ describe('a kill at a named step of the commit', () => {
     ['apply-lock', 'new'], ['txn-cleanup', 'new'],
   ];
   for (const [step, expected] of steps) {
-    test(`GIVEN a change that adds, changes and removes files WHEN synth is killed right before ${step} THEN check reads the ${expected} complete state, kustomizations list only existing files, and the next synth completes the new state`, async () => {
+    test(`GIVEN a change that adds, changes and removes files WHEN synth is killed right before ${step} THEN plan reads the ${expected} complete state, check fails, kustomizations list only existing files, and the next synth completes the new state`, async () => {
       const repo = await changedRepo();
       try {
         // WHEN the run is killed at that step
@@ -92,9 +92,14 @@ describe('a kill at a named step of the commit', () => {
         // AND what plan/check read is the old or the new complete state, as the commit point says
         assert.equal(assertOneOf(repo.committedHash(), states, step), expected);
         assert.deepEqual(danglingKustomizationEntries(repo.outDir), []);
+        // AND check fails: before the commit point it reports exactly the planned change; after it, the
+        // files on disk are not (all) the committed ones yet, and it names the unfinished write
         const check = await synthInProcess(repo, 'check');
-        assert.equal(check.exitCode, expected === 'new' ? ExitCode.OK : ExitCode.CHECK_FAILED, check.log.join('\n'));
-        assert.deepEqual(sourceChanges(check.report), expected === 'new' ? sourceChanges({ sources: (planned as any[]).map((s) => ({ ...s, added: [], changed: [], removed: [] })) }) : planned);
+        assert.equal(check.exitCode, ExitCode.CHECK_FAILED, check.log.join('\n'));
+        if (expected === 'old') assert.deepEqual(sourceChanges(check.report), planned);
+        else assert.match(check.report.error ?? '', /an interrupted synth committed a write of \S*dist\/ that is not in place yet/);
+        const plan = await synthInProcess(repo, 'plan');
+        assert.deepEqual(sourceChanges(plan.report), expected === 'new' ? sourceChanges({ sources: (planned as any[]).map((s) => ({ ...s, added: [], changed: [], removed: [] })) }) : planned);
         // AND the next synth (in this process: the CLI's recovery is proven by the cases below) recovers to the new complete state and leaves nothing behind
         const next = await synthInProcess(repo, 'write');
         assert.equal(next.exitCode, 0, next.log.join('\n'));
