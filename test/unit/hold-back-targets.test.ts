@@ -100,6 +100,9 @@ test('issue 33: GIVEN ten targets, nine dropping 1 of their 10 mirrors and one d
     assert.deepEqual(outcome.held[0]!.wouldMake, [{ source: 'london', removed: 34, before: 120 }]);
     assert.ok(compiles <= 1 + 2 * (3 + 1), `${compiles} compiles`);
     assert.equal(outcome.compiles, compiles);
+    // AND the next run, from what this one wrote: 25 of the 111 mirrors left is within the share rule, so the one goes through.
+    const next = holdBack(outcome.snapshot, observed);
+    assert.deepEqual([next.names, next.outcome.removals], [[], []]);
   }
 });
 
