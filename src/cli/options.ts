@@ -52,8 +52,9 @@ options:
   --lock <file>        lock file (default: the fleet file with .lock.json)
   --out <dir>          output directory (default: dist)
   --offline            compile from the lock alone; contact no cluster
-  --strict             fail, writing nothing, if any cluster cannot be observed, or if one service's
-                       mirror cannot be compiled (long name, name clash, pinned IP) instead of skipping it
+  --strict             fail, writing nothing, if any cluster cannot be observed or a target is held back
+                       by the removal guard, or if one service's mirror cannot be compiled (long name,
+                       name clash, pinned IP) instead of skipping it
   --confirm-removals   allow a large removal of mirrors (see docs/safety/removals.md), and accept targets that
                        suddenly list no exported services
   --new-fleet          start without a lock although <out>/ has content (otherwise an error)

@@ -76,10 +76,10 @@ export const Diag = {
 
   // MRC4xxx: the safety guards.
   REMOVAL_NOT_CONFIRMED: { code: 'MRC4001', severity: 'error', title: 'the run would remove more mirrors than the removal guard allows; nothing was written', hint: 'check the selector, link or export change that causes it; if intended, run again with --confirm-removals' },
-  TARGET_HELD_BACK: { code: 'MRC4002', severity: 'warning', title: 'a target\'s new observation would remove many mirrors; it is held back (its last state is kept)', hint: 'if the removal is intended, run synth with --confirm-removals' },
+  TARGET_HELD_BACK: { code: 'MRC4002', severity: 'warning', title: 'a target\'s new observation would remove many mirrors; it is held back: its last state is kept and it is stale (staleSince, --strict, --max-stale)', hint: 'if the removal is intended, run synth with --confirm-removals' },
   SUSPECT_TARGET: { code: 'MRC4003', severity: 'warning', title: 'a target suddenly lists no exports; its last state is kept', hint: 'check the target; if it really stopped exporting, run synth with --confirm-removals' },
   STALE_LIMIT: { code: 'MRC4004', severity: 'error', title: 'a cluster has been stale for longer than the staleness limit (the output was written)', hint: 'restore access to the cluster, or raise --max-stale / the fleet\'s StalenessLimit' },
-  STRICT_STALE: { code: 'MRC4005', severity: 'error', title: '--strict and a cluster could not be observed; nothing was written', hint: 'fix the observation problems listed, or run without --strict' },
+  STRICT_STALE: { code: 'MRC4005', severity: 'error', title: '--strict and a cluster could not be observed or a target was held back; nothing was written', hint: 'fix the observation problems listed (or confirm a held-back target\'s removal), or run without --strict' },
 
   // MRC5xxx: output, delivery and the run itself.
   CHECK_FAILED: { code: 'MRC5001', severity: 'error', title: 'the output or lock differs from what synth would write', hint: 'run synth and commit the result' },

@@ -7,6 +7,7 @@ import type { FleetSpec } from '../model/fleet-spec.js';
 import type { ObservationFailure } from '../observe/observation-error.js';
 import type { StaleCluster } from '../observe/observe-fleet.js';
 import { deliveryWarnings } from '../delivery/delivery-files.js';
+import { heldBackWarning, type HeldBackTarget } from '../guard/hold-back-targets.js';
 import { suspectTargetWarning, type SuspectTarget } from '../guard/suspect-targets.js';
 import { Diag, type DiagnosticDefinition } from './diagnostic-codes.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
@@ -30,9 +31,9 @@ export function staleDiagnostics(stale: readonly StaleCluster[]): Diagnostic[] {
   ));
 }
 
-/** One finding per target held back by the removal guard; `warnings[i]` is the text of `held[i]`. */
-export function heldBackDiagnostics(held: readonly string[], warnings: readonly string[]): Diagnostic[] {
-  return warnings.map((text, i) => diagnostic(Diag.TARGET_HELD_BACK, text, held[i] !== undefined ? { cluster: held[i] } : {}));
+/** One finding per target held back by the removal guard. */
+export function heldBackDiagnostics(held: readonly HeldBackTarget[]): Diagnostic[] {
+  return held.map((h) => diagnostic(Diag.TARGET_HELD_BACK, heldBackWarning(h), { cluster: h.target }));
 }
 
 /** The finding for a target that suddenly lists no exports. */

@@ -8,7 +8,7 @@ export const ExitCode = {
   INVALID_INPUT: 2,
   /** Compile found errors in what the clusters hold (with --strict, also per-service problems). Nothing was written. */
   COMPILE_ERROR: 3,
-  /** `--strict` and at least one cluster could not be observed. Nothing was written. */
+  /** `--strict` and at least one cluster could not be observed, or a target was held back by the removal guard. Nothing was written. */
   STALE: 4,
   /** `check`: dist/ or the lock differs from what synth would write. Nothing was written. */
   CHECK_FAILED: 5,
@@ -19,7 +19,7 @@ export const ExitCode = {
   /** The output or the lock could not be written (disk full, read-only, permissions). The previous output is in place. */
   WRITE_FAILED: 8,
   /**
-   * A cluster has been stale (unobservable) for longer than `--max-stale` or the fleet's
+   * A cluster has been stale (unobservable, or a target held back by the removal guard) for longer than `--max-stale` or the fleet's
    * StalenessLimit. The output and lock WERE written, with its last known state (stale but safe):
    * the job fails so that people look, while the mirrors stay as they were.
    */

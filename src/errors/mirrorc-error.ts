@@ -23,7 +23,7 @@ export class InvalidInputError extends MirrorcError {
   }
 }
 
-/** `--strict` and at least one cluster could not be observed (exit 4). Nothing was written. */
+/** `--strict` and at least one cluster could not be observed, or a target was held back (exit 4). Nothing was written. */
 export class StrictStaleError extends MirrorcError {
   readonly exitCode = ExitCode.STALE;
   constructor(message: string) {

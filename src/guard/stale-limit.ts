@@ -1,6 +1,6 @@
 /**
  * The staleness limit (`--max-stale`, or the fleet's `StalenessLimit`): a cluster that has not been
- * observed for longer than the limit fails the job (exit 9) after the run has written its
+ * observed (or a target that has been held back by the removal guard) for longer than the limit fails the job (exit 9) after the run has written its
  * stale-but-safe output, so a frozen mirror set cannot stay green forever.
  */
 import type { StaleSince } from '../snapshot/snapshot.js';
@@ -37,9 +37,14 @@ export function clustersOverStaleLimit(staleSince: StaleSince | undefined, limit
   return over;
 }
 
-/** The error of a run that ends with exit 9. */
-export function staleLimitMessage(over: readonly OverStaleLimit[], limit: StaleLimit, wrote: string): string {
-  const rows = over.map((o) => `  - ${o.role} ${o.cluster}: not observed since ${o.since} (${formatDuration(o.ageMs)})`);
+/**
+ * The error of a run that ends with exit 9.
+ * @param heldBack targets the removal guard held back this run: stale although they answered @default none
+ */
+export function staleLimitMessage(over: readonly OverStaleLimit[], limit: StaleLimit, wrote: string, heldBack: ReadonlySet<string> = new Set()): string {
+  const rows = over.map((o) => o.role === 'target' && heldBack.has(o.cluster)
+    ? `  - ${o.role} ${o.cluster}: stale since ${o.since} (${formatDuration(o.ageMs)}), held back by the removal guard this run`
+    : `  - ${o.role} ${o.cluster}: not observed since ${o.since} (${formatDuration(o.ageMs)})`);
   return `${over.length} cluster${over.length === 1 ? ' has' : 's have'} been stale for longer than ${limit.origin} ${limit.text}:\n${rows.join('\n')}\n` +
     `${wrote}; fix the cluster's access or API server (see the warnings above), or raise the limit`;
 }

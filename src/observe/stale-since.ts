@@ -52,6 +52,19 @@ export function nextStaleSince(previous: StaleSince | undefined, outcomes: reado
   return result.targets || result.sources ? result : undefined;
 }
 
+/**
+ * The stale times with the targets the removal guard held back this run (src/guard/hold-back-targets.ts)
+ * stale as well: each keeps its time from the lock (held back or unreachable before) or gets `now`.
+ * Their observation answered, so the observe stage dropped their entries; holding them back makes
+ * their state in the lock the last one let through, which is stale in every sense that matters.
+ */
+export function withHeldBackTargets(current: StaleSince | undefined, previous: StaleSince | undefined, held: readonly string[], now: Date): StaleSince | undefined {
+  if (held.length === 0) return current;
+  const targets: Record<string, string> = { ...current?.targets };
+  for (const name of held) targets[name] = previous?.targets?.[name] ?? formatStaleTime(now);
+  return { ...current, targets: sortedRecord(targets) };
+}
+
 /** The fleet's target and source clusters. */
 export function fleetRoles(fleet: FleetSpec): FleetRoles {
   return { targets: new Set(fleet.links.map((l) => l.target)), sources: new Set(fleet.links.map((l) => l.source)) };

@@ -6,15 +6,16 @@
  * the integrity check (docs/lock-and-state.md); the stage timer's `compile` and `render` marks split
  * the two. Name owners and established mirrors come from the lock's unit records, never from `dist/`.
  * A large removal caused by one target's new observation holds back that target alone
- * (src/guard/hold-back-targets.ts), which compiles again.
+ * (src/guard/hold-back-targets.ts), which compiles again; a held-back target is stale from then on.
  * @throws CompileError (exit 3) when the fleet cannot be compiled
  */
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { heldBackDiagnostics } from '../diagnostics/run-diagnostics.js';
 import type { FileTree } from '../emit/render-files.js';
-import { holdBackRemovingTargets } from '../guard/hold-back-targets.js';
+import { heldBackNames, holdBackRemovingTargets, type HeldBackTarget } from '../guard/hold-back-targets.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
+import { withHeldBackTargets } from '../observe/stale-since.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import type { SourceRecords, UnitFiles, UnitRecords } from '../state/lock-document.js';
 import { unitFolderCheck } from '../state/unit-folders.js';
@@ -41,6 +42,8 @@ export interface Compiled {
   readonly snapshot: FleetSnapshot;
   /** Skipped mirrors, held-back targets and other compile warnings, as coded data. */
   readonly diagnostics: readonly Diagnostic[];
+  /** The targets the removal guard held back (stale this run; their `staleSince` is in `snapshot`). */
+  readonly heldBack: readonly HeldBackTarget[];
   /** What `plan` prints besides file changes. */
   readonly planRows: readonly string[];
   /** The unit records after this run: every cluster's (with `--source`, other clusters' as recorded). */
@@ -123,7 +126,7 @@ function compileWith(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, s
     return { ...result, units, sources };
   };
   let result = compile(snapshot, () => mark('compile'), stream?.cluster);
-  const heldBackWarnings: Diagnostic[] = [];
+  let heldBack: readonly HeldBackTarget[] = [];
   if (!options.confirmRemovals && !shard) {
     // The tries render for their unit records alone: a streamed run keeps none of their files.
     const discard: RenderedClusterSink | undefined = stream ? () => undefined : undefined;
@@ -133,13 +136,16 @@ function compileWith(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, s
       stream.restart();
       result = compile(held.snapshot, undefined, stream.cluster);
     } else result = held.compiled;
-    appendAll(heldBackWarnings, heldBackDiagnostics(held.held, held.warnings));
+    heldBack = held.held;
+    if (held.compiles > 0) run.log.detail(`removal guard: ${held.compiles} compile${held.compiles === 1 ? '' : 's'} to find the targets to hold back; ${heldBack.length} held back`);
+    // A held-back target is stale: its lock entry is the last observation let through.
+    if (heldBack.length > 0) result = { ...result, snapshot: { ...result.snapshot, staleSince: withHeldBackTargets(result.snapshot.staleSince, previous.staleSince, heldBackNames(heldBack), new Date(compileStarted)) } };
   }
   const diagnostics = [...result.diagnostics];
-  appendAll(diagnostics, heldBackWarnings);
+  appendAll(diagnostics, heldBackDiagnostics(heldBack));
   const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
   const writtenClusters = owned ?? new Set(Object.keys(result.units));
-  return { tree, snapshot: result.snapshot, diagnostics, planRows: result.planRows, units: result.units, rendered: result.rendered, sources: result.sources, writtenClusters, skippedSources: result.skippedSources, partialSources: result.partialSources, compileMs: now().getTime() - compileStarted };
+  return { tree, snapshot: result.snapshot, diagnostics, heldBack, planRows: result.planRows, units: result.units, rendered: result.rendered, sources: result.sources, writtenClusters, skippedSources: result.skippedSources, partialSources: result.partialSources, compileMs: now().getTime() - compileStarted };
 }
 
 /** Logs what the compile kept and planned (once, for the compile whose result the run uses). */

@@ -26,14 +26,22 @@ export function removalGuard(run: RunContext, before: UnitRecords, after: UnitRe
   return removals;
 }
 
+/** What the staleness limit's message says about the run. */
+export interface StaleLimitContext {
+  /** What was written. */
+  readonly wrote: string;
+  /** The targets the removal guard held back this run (stale, though observed). */
+  readonly heldBack: readonly string[];
+}
+
 /**
- * Fails a run whose output is in place when a cluster of `snapshot` has been stale for longer than
- * the staleness limit; `wrote` says what was written, for the message.
+ * Fails a run whose output is in place when a cluster of `snapshot` has been stale (unobservable or
+ * held back) for longer than the staleness limit.
  * @throws StaleLimitError
  */
-export function staleLimitGuard(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, wrote: string): void {
+export function staleLimitGuard(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, context: StaleLimitContext): void {
   const limit = loaded.staleLimit;
   if (!limit) return;
   const over = clustersOverStaleLimit(snapshot.staleSince, limit, run.now());
-  if (over.length > 0) throw new StaleLimitError(staleLimitMessage(over, limit, wrote));
+  if (over.length > 0) throw new StaleLimitError(staleLimitMessage(over, limit, context.wrote, new Set(context.heldBack)));
 }

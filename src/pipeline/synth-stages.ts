@@ -26,6 +26,7 @@ import { StreamedWrite } from './streamed-write.js';
 import { withAdoptedFolders } from '../state/unit-folders.js';
 import type { UnitRecords } from '../state/lock-document.js';
 import { removalGuard, staleLimitGuard } from './guard-stage.js';
+import { heldBackNames } from '../guard/hold-back-targets.js';
 import type { ClaimedOutput } from './claim-output.js';
 import { loadStage } from './load-stage.js';
 import { observeStage, type Observed } from './observe-stage.js';
@@ -76,6 +77,10 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
     const compiled = await compileStage(run, loaded, observed.snapshot, state, stream);
     const diagnostics = [...observed.diagnostics, ...compiled.diagnostics, ...deliveryDiagnostics(loaded.spec)];
     printWarnings(log, diagnostics);
+    // The state compiled from: held-back targets as last let through, stale since then.
+    facts = { ...facts, diagnostics, snapshot: compiled.snapshot, heldBack: compiled.heldBack };
+    // A held-back target is stale like an unreachable one: --strict writes nothing (exit 4).
+    if (compiled.heldBack.length > 0 && options.strict) throw new StrictStaleError(`--strict: not writing anything because the removal guard held back ${heldBackNames(compiled.heldBack).map((t) => `"${t}"`).join(', ')} (see the warnings above)`);
 
     const rendered = renderStage(run, loaded, compiled, state, stream);
     facts = { ...facts, diagnostics, tree: rendered.tree, filesPerCluster: filesPerCluster(compiled.units), changes: rendered.changes, lockChanged: rendered.lockChanged };
@@ -87,7 +92,7 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
 
     const wrote = commitStage(run, loaded, compiled, rendered, rendered.before, removals, reasons);
     stream = undefined;
-    staleLimitGuard(run, loaded, compiled.snapshot, wrote);
+    staleLimitGuard(run, loaded, compiled.snapshot, { wrote, heldBack: heldBackNames(compiled.heldBack) });
     return finish(ExitCode.OK);
   } catch (e) {
     // The errors behind a compile failure, one by one; an invalid fleet or lock by its own code.

@@ -1,7 +1,7 @@
 /**
  * The GitHub Actions job summary: when `$GITHUB_STEP_SUMMARY` names a file, each run appends a short
- * Markdown section to it (what changed per source cluster, which clusters are stale since when, the
- * outcome), so a stale or failing fleet is visible on the run's page without reading logs.
+ * Markdown section to it (what changed per source cluster, which clusters are stale since when — a
+ * target held back by the removal guard says `held back` and why —, the outcome), so a stale or failing fleet is visible on the run's page without reading logs.
  */
 import { appendFileSync } from 'node:fs';
 import type { RunReport } from './report.js';
@@ -29,7 +29,9 @@ export function jobSummaryMarkdown(report: RunReport): string {
     .filter((c) => c.stale);
   if (stale.length > 0) {
     lines.push('| stale cluster | role | stale since | this run |', '|---|---|---|---|');
-    for (const c of stale) lines.push(`| ${markdownText(c.cluster)} | ${c.role} | ${c.staleSince !== null ? markdownText(c.staleSince) : '-'} | ${c.error !== null ? cell(c.error) : c.observed ? 'ok' : 'not observed'} |`);
+    const thisRun = (c: (typeof stale)[number]): string =>
+      c.error !== null ? cell(c.error) : 'heldBack' in c && c.heldBack !== undefined ? `held back: ${cell(c.heldBack)}` : c.observed ? 'ok' : 'not observed';
+    for (const c of stale) lines.push(`| ${markdownText(c.cluster)} | ${c.role} | ${c.staleSince !== null ? markdownText(c.staleSince) : '-'} | ${thisRun(c)} |`);
     lines.push('');
   } else if (report.targets.length + report.sources.length > 0) {
     lines.push('No stale clusters.', '');

@@ -1,6 +1,6 @@
 /**
  * The machine-readable report of a run (`--report <file>`): per target and source cluster whether
- * it was reached and since when it is stale, per source the files added, changed and removed, the
+ * it was reached and since when it is stale (a target the removal guard held back: why), per source the files added, changed and removed, the
  * warnings, every finding as coded data (`diagnostics`, docs/diagnostics.md) and the exit code. Canonical JSON with no clock reading of its own, so the same inputs
  * give the same report (`staleSince` comes from the lock). The format is documented in the README.
  */
@@ -8,6 +8,7 @@ import { lstatSync, writeFileSync, writeSync } from 'node:fs';
 import type { ClusterChanges } from '../emit/diff-trees.js';
 import type { FileTree } from '../emit/render-files.js';
 import { writeFileAtomically } from '../emit/durable-fs.js';
+import { heldBackReason, type HeldBackTarget } from '../guard/hold-back-targets.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import type { StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
@@ -46,6 +47,11 @@ export interface ClusterState {
 export interface TargetReport extends ClusterState {
   /** Exported services in the state compiled from; null when it was never observed. */
   readonly exportedServices: number | null;
+  /**
+   * Why the removal guard held it back this run: it answered, but its last observation was kept and
+   * it is stale (`stale` is true and `staleSince` runs). Present only for a held-back target.
+   */
+  readonly heldBack?: string;
 }
 
 /** A source cluster in the report: what happens (or would happen) to `<out>/<cluster>/`. */
@@ -102,6 +108,8 @@ export interface RunFacts {
   /** The snapshot compiled from (the lock after this run's observation). */
   readonly snapshot?: FleetSnapshot;
   readonly stale: readonly StaleCluster[];
+  /** The targets the removal guard held back. @default none */
+  readonly heldBack?: readonly HeldBackTarget[];
   readonly changes: readonly ClusterChanges[];
   /** The complete output tree the run wrote or compared; absent when it did not compile. */
   readonly tree?: FileTree;
@@ -136,6 +144,7 @@ export function buildRunReport(facts: RunFacts): RunReport {
   const targets = sortedUnique(spec?.links.map((l) => l.target) ?? []).map((cluster): TargetReport => ({
     ...state(cluster, 'target'),
     exportedServices: facts.snapshot?.targets[cluster]?.services.length ?? null,
+    ...heldBackOf(facts.heldBack, cluster),
   }));
   const sources = sortedUnique(spec?.links.map((l) => l.source) ?? []).map((cluster): SourceReport => {
     const change = facts.changes.find((c) => c.cluster === cluster);
@@ -169,6 +178,12 @@ export function buildRunReport(facts: RunFacts): RunReport {
       ...(facts.error !== undefined ? [runErrorDiagnostic(facts.exitCode, facts.error, facts.errorCode)] : []),
     ].map((d) => ({ ...d, message: redact(d.message) })),
   };
+}
+
+/** The report's `heldBack` field of `cluster`: why it was held back (redacted), when it was. */
+function heldBackOf(heldBack: readonly HeldBackTarget[] | undefined, cluster: string): { heldBack?: string } {
+  const held = heldBack?.find((h) => h.target === cluster);
+  return held ? { heldBack: redact(heldBackReason(held)) } : {};
 }
 
 /** The `--report` path that means stdout. */

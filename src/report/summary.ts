@@ -16,7 +16,7 @@ export function summaryLines(report: RunReport): string[] {
     : [s.cluster, '-', '-', '-', report.shard && !report.shard.includes(s.cluster) ? '(not in this shard)' : '(not compiled)']);
   const targetRows = report.targets.map((t) => [
     t.cluster,
-    t.reachable === false ? 'stale' : t.stale ? 'stale (from lock)' : t.exportedServices === null ? 'never observed' : t.observed ? 'ok' : 'from lock',
+    t.reachable === false ? 'stale' : t.heldBack !== undefined ? 'held back (stale)' : t.stale ? 'stale (from lock)' : t.exportedServices === null ? 'never observed' : t.observed ? 'ok' : 'from lock',
     t.exportedServices === null ? '-' : String(t.exportedServices),
     t.staleSince ?? '',
   ]);

@@ -96,3 +96,24 @@ test('a failed check and an invalid lock still write a report with the exit code
     ws.remove();
   }
 });
+
+test('a target held back by the removal guard is stale in the report, the summary table and the job summary, with why', async () => {
+  const { buildRunReport } = await import('../../src/report/report.js');
+  const { summaryLines } = await import('../../src/report/summary.js');
+  const { jobSummaryMarkdown } = await import('../../src/report/job-summary.js');
+  const spec = { clusters: [{ name: 'london' }, { name: 'paris' }, { name: 'rome' }], links: [{ source: 'london', target: 'paris' }, { source: 'london', target: 'rome' }] };
+  const service = { namespace: 'shop', name: 'cart', labels: {}, annotations: {}, type: 'ClusterIP', headless: false, ports: [] };
+  const snapshot = { format: 1, targets: { paris: { selectors: [], services: [service, service], missingExplicitExports: [] }, rome: { selectors: [], services: [service], missingExplicitExports: [] } }, sources: {}, staleSince: { targets: { paris: '2026-11-29T08:00:00Z' } } };
+  const report = buildRunReport({
+    command: 'synth', exitCode: 0, offline: false, spec: spec as never, snapshot: snapshot as never, stale: [], changes: [], lockChanged: true, diagnostics: [],
+    heldBack: [{ target: 'paris', removals: [{ source: 'london', target: 'paris', removed: 2, before: 2 }], wouldMake: [{ source: 'london', target: 'paris', removed: 2, before: 2 }], together: [], causes: [] }],
+  });
+  const paris = report.targets.find((t) => t.cluster === 'paris')!;
+  assert.deepEqual({ ...paris }, {
+    cluster: 'paris', observed: true, reachable: true, stale: true, staleSince: '2026-11-29T08:00:00Z', error: null, exportedServices: 2,
+    heldBack: 'its new observation would remove 2 of its 2 mirrors in "london"; letting it through would remove all 2 mirror Services of "paris" in "london", more than the removal guard allows',
+  });
+  assert.equal('heldBack' in report.targets.find((t) => t.cluster === 'rome')!, false, 'only a held-back target has the field');
+  assert.ok(summaryLines(report).some((l) => /^paris\s+held back \(stale\)\s+2\s+2026-11-29T08:00:00Z$/.test(l)), summaryLines(report).join('\n'));
+  assert.match(jobSummaryMarkdown(report), /\| paris \| target \| 2026-11-29T08:00:00Z \| held back: its new observation would remove 2 of its 2 mirrors in "london"; .* \|/);
+});
