@@ -34,6 +34,7 @@ export { MirrorcError, InvalidInputError } from './errors/mirrorc-error.js';
 export { GatewayMirror, type GatewayMirrorProps } from './compile/modes/gateway/gateway-mirror.js';
 export { RemoteDiscoveryMirror, type RemoteDiscoveryMirrorProps } from './compile/modes/remote-discovery/remote-discovery-mirror.js';
 export { HeadlessRootMirror, type HeadlessRootMirrorProps } from './compile/modes/headless/headless-mirror.js';
+export type { SlicesBy } from './compile/mirror-slices.js';
 export { FederatedService, type FederatedServiceProps } from './compile/modes/federated/federated-service.js';
 export { McsImport, type McsImportProps } from './compile/modes/mcs/mcs-import.js';
 export { GlobalService, type GlobalServiceProps } from './compile/modes/global/global-service.js';
