@@ -36,10 +36,18 @@ export function holdBackSuspectTargets(previous: FleetSnapshot, observed: FleetS
   return { snapshot: suspects.length > 0 ? { ...observed, targets } : observed, suspects };
 }
 
-/** The warning for a suspect target. */
+/** Why a suspect target is held back, in one line (the report's `heldBack`, the summaries' cell). */
+export function suspectReason(s: SuspectTarget): string {
+  return `it lists no exported services, but the lock holds ${s.kept} (suspect: a wiped namespace, a changed selector or lost read permissions look the same)`;
+}
+
+/**
+ * The warning for a suspect target. It is held back like a target the removal guard holds back:
+ * stale (staleSince, `--strict`, `--max-stale`), never silent.
+ */
 export function suspectTargetWarning(s: SuspectTarget): string {
   return (
-    `cluster "${s.cluster}" lists no exported services, but the lock holds ${s.kept}: keeping its last known services (suspect: ` +
-    `a wiped namespace, a changed selector or lost read permissions look the same). If "${s.cluster}" really stopped exporting them all, run again with --confirm-removals`
+    `cluster "${s.cluster}" is HELD BACK: ${suspectReason(s)}; keeping its last known services, it is stale until it is let through (staleSince, --strict and --max-stale count it). ` +
+    `If "${s.cluster}" really stopped exporting them all, run again with --confirm-removals`
   );
 }

@@ -59,11 +59,12 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
     facts = { ...facts, spec: loaded.spec, snapshot: loaded.previous };
     mark('load');
 
-    let observed: Observed = { snapshot: loaded.previous, stale: [], diagnostics: [] };
+    let observed: Observed = { snapshot: loaded.previous, stale: [], diagnostics: [], suspects: [] };
     if (!options.offline) {
       observed = await observeStage(run, loaded);
-      facts = { ...facts, snapshot: observed.snapshot, stale: observed.stale, diagnostics: observed.diagnostics };
+      facts = { ...facts, snapshot: observed.snapshot, stale: observed.stale, diagnostics: observed.diagnostics, suspects: observed.suspects };
       if (observed.stale.length > 0 && options.strict) throw new StrictStaleError('--strict: not writing anything because some clusters could not be observed');
+      if (observed.suspects.length > 0 && options.strict) throw new StrictStaleError(`--strict: not writing anything because ${observed.suspects.map((s) => `"${s.cluster}"`).join(', ')} suddenly list${observed.suspects.length === 1 ? 's' : ''} no exported services and ${observed.suspects.length === 1 ? 'is' : 'are'} held back (see the warnings above)`);
       mark('observe');
     }
 
@@ -92,7 +93,7 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
 
     const wrote = commitStage(run, loaded, compiled, rendered, rendered.before, removals, reasons);
     stream = undefined;
-    staleLimitGuard(run, loaded, compiled.snapshot, { wrote, heldBack: heldBackNames(compiled.heldBack) });
+    staleLimitGuard(run, loaded, compiled.snapshot, { wrote, heldBack: [...observed.suspects.map((s) => s.cluster), ...heldBackNames(compiled.heldBack)] });
     return finish(ExitCode.OK);
   } catch (e) {
     // The errors behind a compile failure, one by one; an invalid fleet or lock by its own code.

@@ -9,6 +9,7 @@ import type { ClusterChanges } from '../emit/diff-trees.js';
 import type { FileTree } from '../emit/render-files.js';
 import { writeFileAtomically } from '../emit/durable-fs.js';
 import { heldBackReason, type HeldBackTarget } from '../guard/hold-back-targets.js';
+import { suspectReason, type SuspectTarget } from '../guard/suspect-targets.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
 import type { StaleCluster } from '../observe/observe-fleet.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
@@ -110,6 +111,8 @@ export interface RunFacts {
   readonly stale: readonly StaleCluster[];
   /** The targets the removal guard held back. @default none */
   readonly heldBack?: readonly HeldBackTarget[];
+  /** The targets held back because they suddenly list no exports. @default none */
+  readonly suspects?: readonly SuspectTarget[];
   readonly changes: readonly ClusterChanges[];
   /** The complete output tree the run wrote or compared; absent when it did not compile. */
   readonly tree?: FileTree;
@@ -144,7 +147,7 @@ export function buildRunReport(facts: RunFacts): RunReport {
   const targets = sortedUnique(spec?.links.map((l) => l.target) ?? []).map((cluster): TargetReport => ({
     ...state(cluster, 'target'),
     exportedServices: facts.snapshot?.targets[cluster]?.services.length ?? null,
-    ...heldBackOf(facts.heldBack, cluster),
+    ...heldBackOf(facts, cluster),
   }));
   const sources = sortedUnique(spec?.links.map((l) => l.source) ?? []).map((cluster): SourceReport => {
     const change = facts.changes.find((c) => c.cluster === cluster);
@@ -181,8 +184,10 @@ export function buildRunReport(facts: RunFacts): RunReport {
 }
 
 /** The report's `heldBack` field of `cluster`: why it was held back (redacted), when it was. */
-function heldBackOf(heldBack: readonly HeldBackTarget[] | undefined, cluster: string): { heldBack?: string } {
-  const held = heldBack?.find((h) => h.target === cluster);
+function heldBackOf(facts: Pick<RunFacts, 'heldBack' | 'suspects'>, cluster: string): { heldBack?: string } {
+  const suspect = facts.suspects?.find((s) => s.cluster === cluster);
+  if (suspect) return { heldBack: redact(suspectReason(suspect)) };
+  const held = facts.heldBack?.find((h) => h.target === cluster);
   return held ? { heldBack: redact(heldBackReason(held)) } : {};
 }
 

@@ -170,20 +170,33 @@ describe('safety: removals', () => {
     }
   });
 
-  test('GIVEN madrid exports 3 services WHEN it suddenly exports none THEN its mirrors are kept with a warning (exit 0); WITH --confirm-removals they go', async (t) => {
+  test('GIVEN madrid exports 3 services WHEN it suddenly exports none THEN its mirrors are kept and it is held back, stale, never silent (exit 0; --strict exit 4); WITH --confirm-removals they go', async (t) => {
     if (!fleet) return t.skip('no kube-apiserver');
     const { repo, first } = await mirroredRepo();
     try {
       for (const name of ['maps', 'geo', 'tiles']) await fleet.kubectl('madrid', ['label', 'service', name, '-n', 'shop', 'mirror.linkerd.io/exported-']);
+      const distBefore = mirrorsOf(repo, 'madrid');
+      // WITH --strict: a held-back target is stale like an unreachable one, nothing is written (exit 4)
+      const strict = await repo.run(['synth', '--kubeconfig', kubeconfig, '--strict']);
+      assert.equal(strict.code, ExitCode.STALE, strict.stderr);
+      assert.match(strict.stderr, /"madrid" suddenly lists no exported services and is held back/);
+      assert.equal(repo.hash(), first);
       const held = await repo.run(['synth', '--kubeconfig', kubeconfig]);
       assert.equal(held.code, ExitCode.OK, held.stderr);
-      assert.match(held.stderr, /cluster "madrid" lists no exported services, but the lock holds 3: keeping its last known services[\s\S]*--confirm-removals/);
-      assert.equal(repo.hash(), first);
-      assert.ok(held.report.warnings.some((w: string) => w.includes('"madrid" lists no exported services')));
+      assert.match(held.stderr, /cluster "madrid" is HELD BACK: it lists no exported services, but the lock holds 3 [\s\S]*--confirm-removals/);
+      // THEN the mirrors stay, and the lock says since when madrid is stale; the report says held back and why
+      assert.deepEqual(mirrorsOf(repo, 'madrid'), distBefore);
+      const lockNow = JSON.parse(readFileSync(repo.lockFile, 'utf8'));
+      assert.match(lockNow.observed.staleSince?.targets?.madrid ?? '', /^\d{4}-\d\d-\d\dT/);
+      const madrid = held.report.targets.find((x: { cluster: string }) => x.cluster === 'madrid');
+      assert.equal(madrid.stale, true);
+      assert.match(madrid.heldBack, /lists no exported services, but the lock holds 3/);
+      assert.ok(held.report.warnings.some((w: string) => w.includes('"madrid" is HELD BACK')));
       const confirmed = await repo.run(['synth', '--kubeconfig', kubeconfig, '--confirm-removals']);
       assert.equal(confirmed.code, ExitCode.OK, confirmed.stderr);
       assert.deepEqual(mirrorsOf(repo, 'madrid'), []);
       assert.equal(mirrorsOf(repo, 'paris').length, 3);
+      assert.equal(JSON.parse(readFileSync(repo.lockFile, 'utf8')).observed.staleSince?.targets?.madrid, undefined, 'let through: no longer stale');
     } finally {
       for (const name of ['maps', 'geo', 'tiles']) await fleet.kubectl('madrid', ['label', '--overwrite', 'service', name, '-n', 'shop', 'mirror.linkerd.io/exported=true']);
       repo.remove();
