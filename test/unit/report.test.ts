@@ -115,5 +115,5 @@ test('a target held back by the removal guard is stale in the report, the summar
   });
   assert.equal('heldBack' in report.targets.find((t) => t.cluster === 'rome')!, false, 'only a held-back target has the field');
   assert.ok(summaryLines(report).some((l) => /^paris\s+held back \(stale\)\s+2\s+2026-11-29T08:00:00Z$/.test(l)), summaryLines(report).join('\n'));
-  assert.match(jobSummaryMarkdown(report), /\| paris \| target \| 2026-11-29T08:00:00Z \| held back: its new observation would remove 2 of its 2 mirrors in "london"; .* \|/);
+  assert.match(jobSummaryMarkdown(report), /\| paris \| target \| 2026-11-29T08:00:00Z \| held back: ` its new observation would remove 2 of its 2 mirrors in "london"; .* ` \|/);
 });
