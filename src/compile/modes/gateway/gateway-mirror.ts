@@ -5,6 +5,7 @@
 import { Construct } from 'constructs';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import type { ObservedGateway, ObservedPort } from '../../../snapshot/snapshot.js';
+import { appendAll } from '../../../util/append-all.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts } from '../../mirror-ports.js';
 import { mirrorEndpointsLabels, mirrorLabels, mirrorSliceObjects, type SlicesBy } from '../../mirror-slices.js';
@@ -101,7 +102,7 @@ export function gatewayMirrorObjects(props: GatewayMirrorProps): KubeObject[] {
     endpoints: form === 'empty' ? [] : addresses.map((ip) => ({ addresses: [ip], conditions: { ready } })),
     ports: gatewayPorts,
   }));
-  objects.push(...mirrorSliceObjects({ namespace, name, labels, annotations: endpointAnnotations }, slices, props.slicesBy ?? 'mirrorc'));
+  appendAll(objects, mirrorSliceObjects({ namespace, name, labels, annotations: endpointAnnotations }, slices, props.slicesBy ?? 'mirrorc'));
   return objects;
 }
 

@@ -6,6 +6,7 @@
 import { Construct } from 'constructs';
 import { REMOTE_GATEWAY_IDENTITY_ANNOTATION, REMOTE_SVC_FQ_NAME_ANNOTATION } from '../../../contract/linkerd.js';
 import type { ObservedEndpointPort, ObservedPort } from '../../../snapshot/snapshot.js';
+import { appendAll } from '../../../util/append-all.js';
 import { compareStrings } from '../../../util/order.js';
 import { mirrorServicePorts, podEndpointPorts } from '../../mirror-ports.js';
 import { mirrorEndpointsLabels, mirrorLabels, mirrorSliceObjects, type SlicesBy } from '../../mirror-slices.js';
@@ -87,7 +88,7 @@ export function headlessRootMirrorObjects(props: HeadlessRootMirrorProps): KubeO
     endpoints: family.map((p) => ({ addresses: [p.ip], conditions: { ready: true }, hostname: p.hostname })),
     ports,
   }));
-  objects.push(...mirrorSliceObjects({ namespace, name, labels, annotations }, slices, props.slicesBy ?? 'mirrorc'));
+  appendAll(objects, mirrorSliceObjects({ namespace, name, labels, annotations }, slices, props.slicesBy ?? 'mirrorc'));
   return objects;
 }
 
