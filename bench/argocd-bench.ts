@@ -76,7 +76,8 @@ export interface ArgoCdPhaseInput {
 }
 
 const DEADLINE_MS = Number(process.env.MIRRORC_BENCH_ARGOCD_DEADLINE_MS) || 30 * 60_000;
-const POLL_MS = 1000;
+/** Polls list every Application with its status (hundreds of KiB each): not too often on a loaded machine. */
+const POLL_MS = 2000;
 /** The unit bounds of the split commits: each family above the bound doubles its shards. */
 const SPLIT_BOUNDS = [250, 125];
 
@@ -197,8 +198,11 @@ class ArgoRun {
   syncedAt(revision: string): (apps: LiveApplication[]) => boolean {
     return (apps) => this.names.every((n) => {
       const a = apps.find((x) => x.metadata.name === n);
+      const resources = a?.status?.resources ?? [];
+      // (an Application with nothing to sync never runs an operation)
+      const operationDone = a?.status?.operationState === undefined ? resources.length === 0 : a.status.operationState.phase === 'Succeeded';
       return a?.status?.sync?.status === 'Synced' && a.status.sync.revision === revision && a.status.health?.status === 'Healthy' &&
-        a.status.operationState?.phase === 'Succeeded' && (a.status.resources ?? []).every((r) => r.status === 'Synced' && !r.requiresPruning);
+        operationDone && resources.every((r) => r.status === 'Synced' && !r.requiresPruning);
     });
   }
 
