@@ -67,7 +67,8 @@ export function argoCdApplicationFile(delivery: DeliverySpec, argoCd: ArgoCdDeli
     cluster,
     family,
     destination: argoCdClusterName(argoCd, cluster),
-    path: `${delivery.outputPath}/${cluster}`,
+    // (not `path`: the git files generator sets `.path` to the generator file's own path, over the file's key)
+    folder: `${delivery.outputPath}/${cluster}`,
     include: familyInclude(family),
     generatePaths: familyGeneratePaths(family),
   };
@@ -97,7 +98,7 @@ export function argoCdApplicationSet(delivery: DeliverySpec, argoCd: ArgoCdDeliv
           source: {
             repoURL: delivery.repoUrl,
             targetRevision: delivery.revision,
-            path: '{{.path}}',
+            path: '{{.folder}}',
             directory: { recurse: true, include: '{{.include}}', exclude: DIRECTORY_EXCLUDE },
           },
           // The Argo CD cluster name (argoCd.clusterNames, else the fleet's name), from the generator file.

@@ -106,7 +106,7 @@ describe('Argo CD templates', () => {
     const template = (argoCdApplicationSet(fleet.delivery!, fleet.delivery!.argoCd!) as any).spec.template;
     assert.equal(template.spec.sources, undefined);
     assert.deepEqual(template.spec.source, {
-      repoURL: 'https://git.example/fleet.git', targetRevision: 'HEAD', path: '{{.path}}',
+      repoURL: 'https://git.example/fleet.git', targetRevision: 'HEAD', path: '{{.folder}}',
       directory: { recurse: true, include: '{{.include}}', exclude: '{kustomization.yaml,*/kustomization.yaml}' },
     });
     // The families of a cluster: base always, each family once whatever its shard count
@@ -114,11 +114,11 @@ describe('Argo CD templates', () => {
     assert.deepEqual(unitFamilies([]), ['base']);
     // The parameters of from-paris are the same whatever its shard count: a split changes no Application
     assert.deepEqual(argoCdApplicationFile(fleet.delivery!, fleet.delivery!.argoCd!, 'london', 'from-paris'), {
-      name: 'mirrorc-london.from-paris', cluster: 'london', family: 'from-paris', destination: 'london', path: 'dist/london',
+      name: 'mirrorc-london.from-paris', cluster: 'london', family: 'from-paris', destination: 'london', folder: 'dist/london',
       include: '{from-paris/*,from-paris.[0-9]*/*}', generatePaths: 'from-paris;from-paris.*/*;from-paris.*/*/*',
     });
     assert.deepEqual(argoCdApplicationFile(fleet.delivery!, fleet.delivery!.argoCd!, 'london', 'base'), {
-      name: 'mirrorc-london.base', cluster: 'london', family: 'base', destination: 'london', path: 'dist/london', include: 'base/*', generatePaths: 'base',
+      name: 'mirrorc-london.base', cluster: 'london', family: 'base', destination: 'london', folder: 'dist/london', include: 'base/*', generatePaths: 'base',
     });
   });
 
