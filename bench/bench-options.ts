@@ -47,14 +47,14 @@ export function sizeLabel(size: FleetSize): string {
  * The size whose Flux reconcile time is measured, or undefined for none: `--flux-size` (which must
  * be one of `--sizes`), else {@link DEFAULT_FLUX_SIZE} when it is one of them; `--no-flux` turns it off.
  */
-export function fluxSize(sizes: readonly FleetSize[], option: string | undefined, noFlux: boolean): string | undefined {
+export function fluxSize(sizes: readonly FleetSize[], option: string | undefined, noFlux: boolean, phase = 'flux'): string | undefined {
   if (noFlux) {
-    if (option !== undefined) throw new UsageError('--flux-size and --no-flux contradict each other: give one');
+    if (option !== undefined) throw new UsageError(`--${phase}-size and --no-${phase} contradict each other: give one`);
     return undefined;
   }
   const labels = sizes.map(sizeLabel);
   if (option === undefined) return labels.includes(DEFAULT_FLUX_SIZE) ? DEFAULT_FLUX_SIZE : undefined;
-  const wanted = sizeLabel(parseSize('--flux-size', option.trim()));
-  if (!labels.includes(wanted)) throw new UsageError(`--flux-size ${wanted} is not one of --sizes (${labels.join(',') || 'none'}): add it there`);
+  const wanted = sizeLabel(parseSize(`--${phase}-size`, option.trim()));
+  if (!labels.includes(wanted)) throw new UsageError(`--${phase}-size ${wanted} is not one of --sizes (${labels.join(',') || 'none'}): add it there`);
   return wanted;
 }

@@ -84,7 +84,12 @@ const BUILD_SCRIPTS = ['test/harness/build-kube-bins.sh', 'test/harness/build-fl
  * KUBE_TEST_ASSETS / FLUX_TEST_ASSETS); otherwise one line saying how to build them. Never builds.
  */
 export function fluxBinariesMissing(): string | undefined {
-  const missing = BUILD_SCRIPTS.filter((script) => {
+  return binariesMissing(BUILD_SCRIPTS, 'the Flux phase', 'KUBE_TEST_ASSETS / FLUX_TEST_ASSETS');
+}
+
+/** Undefined when every build script reports its binaries built (KUBE_TEST_BINS_CHECK_ONLY); otherwise one line saying how to build them. Never builds. */
+export function binariesMissing(scripts: readonly string[], phase: string, assetVariables: string): string | undefined {
+  const missing = scripts.filter((script) => {
     try {
       execFileSync('bash', [join(REPO_ROOT, script)], { stdio: 'ignore', env: { ...process.env, KUBE_TEST_BINS_CHECK_ONLY: '1' } });
       return false;
@@ -93,7 +98,7 @@ export function fluxBinariesMissing(): string | undefined {
     }
   });
   if (missing.length === 0) return undefined;
-  return `the Flux phase needs the test binaries, which are not built: run ${missing.map((s) => `bash ${s}`).join(' and ')} (Go; cached in ~/.cache/kube-test-bins), or set KUBE_TEST_ASSETS / FLUX_TEST_ASSETS`;
+  return `${phase} needs the test binaries, which are not built: run ${missing.map((s) => `bash ${s}`).join(' and ')} (Go; cached in ~/.cache/kube-test-bins), or set ${assetVariables}`;
 }
 
 /** Copies what the Flux phase publishes of `source` (`dist/<source>`, `delivery/flux/<source>`) from `repoDir` to `toDir`. */

@@ -11,7 +11,8 @@ import { parseArgs } from 'node:util';
 import { benchObserve, observeTable, observeTargets, type ObserveMeasurement } from './observe-bench.js';
 import { benchSynth, SYNTH_RUNS, type SynthMeasurement } from './run-synth-bench.js';
 import { fluxSize, parseRuns, parseSizes, positiveInt, sizeLabel, UsageError } from './bench-options.js';
-import { fluxBinariesMissing, fluxTable, type FluxMeasurement } from './flux-bench.js';
+import { binariesMissing, fluxBinariesMissing, fluxTable, type FluxMeasurement } from './flux-bench.js';
+import { argoCdTable, type ArgoCdMeasurement } from './argocd-bench.js';
 import { clusterNames } from './generate-fleet.js';
 import { CompiledLibError, ensureCompiledLib, type SynthCode } from './compiled-lib.js';
 import { sortedRuns, synthTable } from './synth-table.js';
@@ -31,6 +32,10 @@ const USAGE = `usage: npm run bench -- [options]
   --flux-size <NxS>   one of --sizes whose first cluster's units the real Flux kustomize-controller
                       reconciles after the synth runs (default 10x250 when that size runs)
   --no-flux           no Flux phase
+  --argocd-size <NxS> one of --sizes whose first cluster a real Argo CD syncs through the generated
+                      ApplicationSet after the synth runs (first sync, one change, splits under
+                      polling; default 10x250 when that size runs)
+  --no-argocd         no Argo CD phase
   --tsx               run synth from the TypeScript sources through tsx (default: the compiled
                       lib/, as npm run synth does; rebuilt first when src/ changed)
   --observe           instead: live observation of real API servers next to kubectl get
@@ -91,6 +96,8 @@ async function main(argv: string[]): Promise<number> {
       'no-example': { type: 'boolean', default: false },
       'flux-size': { type: 'string' },
       'no-flux': { type: 'boolean', default: false },
+      'argocd-size': { type: 'string' },
+      'no-argocd': { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
       observe: { type: 'boolean', default: false },
       targets: { type: 'string', default: '2' },
@@ -122,6 +129,8 @@ async function main(argv: string[]): Promise<number> {
   const delivery: DeliveryMeasurement[] = [];
   const flux: FluxMeasurement[] = [];
   let fluxSkipped: string | undefined;
+  const argoCd: ArgoCdMeasurement[] = [];
+  let argoCdSkipped: string | undefined;
   try {
     if (values.observe) {
       const shape = { targets: positiveInt('targets', values.targets), services: positiveInt('services', values.services), seed };
@@ -139,6 +148,12 @@ async function main(argv: string[]): Promise<number> {
       if (fluxFor !== undefined) {
         fluxSkipped = fluxBinariesMissing();
         if (fluxSkipped !== undefined) fluxFor = undefined;
+      }
+      // (the same size rule as the Flux phase's)
+      let argoCdFor = fluxSize(sizes, values['argocd-size'], values['no-argocd'], 'argocd');
+      if (argoCdFor !== undefined) {
+        argoCdSkipped = binariesMissing(['test/harness/build-kube-bins.sh', 'test/harness/build-argocd.sh'], 'the Argo CD phase', 'KUBE_TEST_ASSETS / ARGOCD_ASSETS');
+        if (argoCdSkipped !== undefined) argoCdFor = undefined;
       }
       const rounds = positiveInt('rounds', values.rounds);
       for (let round = 1; round <= rounds; round++) {
@@ -163,6 +178,9 @@ async function main(argv: string[]): Promise<number> {
             ...(first && shape !== 'example' && sizeLabel(shape) === fluxFor
               ? { flux: { source: clusterNames(shape.clusters)[0]!, onResult: (f: FluxMeasurement) => flux.push(f), log: (line: string) => process.stderr.write(`${line}\n`) } }
               : {}),
+            ...(first && shape !== 'example' && sizeLabel(shape) === argoCdFor
+              ? { argoCd: { source: clusterNames(shape.clusters)[0]!, onResult: (a: ArgoCdMeasurement) => argoCd.push(a), log: (line: string) => process.stderr.write(`${line}\n`) } }
+              : {}),
           })));
         }
       }
@@ -183,6 +201,15 @@ async function main(argv: string[]): Promise<number> {
         out(`Flux reconcile: skipped: ${fluxSkipped}`);
         out();
       }
+      if (argoCd.length > 0) {
+        out(`Argo CD sync (real Argo CD v3.6.1 and kube-apiserver on 127.0.0.1; one source, one Application per unit family; docs/benchmark.md "Argo CD phase"):`);
+        out(argoCdTable(argoCd));
+        for (const a of argoCd.filter((x) => x.error !== undefined)) out(`  ${a.size} argocd: ${a.error!.split('\n')[0]}`);
+        out();
+      } else if (argoCdSkipped !== undefined) {
+        out(`Argo CD sync: skipped: ${argoCdSkipped}`);
+        out();
+      }
       out('targets (printed, never asserted; docs/benchmark.md "Targets"):');
       for (const line of targetLines(synth, delivery)) out(line);
     }
@@ -193,10 +220,10 @@ async function main(argv: string[]): Promise<number> {
   const after = machine();
   out(`after:   ${after.uptime}`);
   if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify({ machine: { ...before, uptimeAfter: after.uptime }, code, synth, delivery, flux, ...(fluxSkipped !== undefined ? { fluxSkipped } : {}), observe }, null, 2)}\n`);
+    writeFileSync(values.json, `${JSON.stringify({ machine: { ...before, uptimeAfter: after.uptime }, code, synth, delivery, flux, ...(fluxSkipped !== undefined ? { fluxSkipped } : {}), argoCd, ...(argoCdSkipped !== undefined ? { argoCdSkipped } : {}), observe }, null, 2)}\n`);
     out(`results: ${values.json}`);
   }
-  const failed = synth.some((m) => m.exitCode !== 0) || observe.some((m) => m.error !== undefined) || flux.some((f) => f.error !== undefined);
+  const failed = synth.some((m) => m.exitCode !== 0) || observe.some((m) => m.error !== undefined) || flux.some((f) => f.error !== undefined) || argoCd.some((a) => a.error !== undefined);
   return failed ? 1 : 0;
 }
 

@@ -4,7 +4,7 @@
  * (synth-child.mjs), running the compiled code (lib/) unless `code` is 'tsx'; files written are found by comparing snapshots of the repository.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, cpSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readLock, renderLockFile } from '../src/observe/lock-file.js';
@@ -16,6 +16,8 @@ import type { SynthChildRequest, SynthChildResult } from './synth-child-protocol
 import { runSynthModule, type SynthCode } from './compiled-lib.js';
 import { measureDelivery, type DeliveryMeasurement } from './delivery-bench.js';
 import { copyFluxSource, measureFlux, type FluxMeasurement } from './flux-bench.js';
+import { measureArgoCd, type ArgoCdMeasurement } from './argocd-bench.js';
+import { runSynth } from '../src/pipeline/run-synth.js';
 import { compareSnapshots, snapshotTree, type TreeSnapshot, type TreeWrites } from './tree-snapshot.js';
 
 /** The kinds of measured run, in the order they run. */
@@ -149,6 +151,11 @@ export interface BenchSynthProps {
    * runs, and tell its figures here. @default no Flux phase
    */
   readonly flux?: { readonly source: string; readonly onResult: (f: FluxMeasurement) => void; readonly log?: (line: string) => void };
+  /**
+   * Run the Argo CD phase (argocd-bench.ts) on this source cluster after the synth runs and the Flux
+   * phase (its split step re-runs synth in the repository), and tell its figures here. @default no Argo CD phase
+   */
+  readonly argoCd?: { readonly source: string; readonly onResult: (a: ArgoCdMeasurement) => void; readonly log?: (line: string) => void };
 }
 
 /** Generates a fleet of `shape` (or uses the example fleet when `shape` is `'example'`) and measures the runs. */
@@ -158,8 +165,9 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
   const last = Math.max(...props.runs.map((r) => SYNTH_RUNS.indexOf(r)));
   const results: SynthMeasurement[] = [];
   // The Flux phase's source (dist/c01 by default) must mirror the changed service: change another cluster's.
-  const notTarget = shape === 'example' ? undefined : (props.flux?.source ?? clusterNames(shape.clusters)[0]);
+  const notTarget = shape === 'example' ? undefined : (props.flux?.source ?? props.argoCd?.source ?? clusterNames(shape.clusters)[0]);
   const fluxCold = join(props.workDir, 'flux-cold');
+  const argoCdCold = join(props.workDir, 'argocd-cold');
   const succeeded = new Set<SynthRun>();
   try {
     let before = snapshotTree(repo.dir);
@@ -177,6 +185,7 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
       succeeded.add(run);
       if (run === 'cold' && props.onDelivery) props.onDelivery(measureDelivery(size, repo.outDir));
       if (run === 'cold' && props.flux) copyFluxSource(repo.dir, props.flux.source, fluxCold);
+      if (run === 'cold' && props.argoCd) cpSync(join(repo.outDir, props.argoCd.source), join(argoCdCold, 'dist', props.argoCd.source), { recursive: true });
       before = m.after;
     }
     // After every synth run, so that the API server and the controller do not share the machine with them.
@@ -189,10 +198,27 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
         ...(props.flux.log ? { log: props.flux.log } : {}),
       }));
     }
+    if (props.argoCd && succeeded.has('cold')) {
+      const source = props.argoCd.source;
+      props.argoCd.onResult(await measureArgoCd({
+        size,
+        source,
+        coldRoot: argoCdCold,
+        ...(succeeded.has('onechange') ? {
+          changedRoot: repo.dir,
+          resynth: async (maxUnitObjects: number) => {
+            const r = await runSynth({ fleetFile: repo.fleetFile, lockFile: repo.lockFile, outDir: repo.outDir, offline: true, sources: [source], maxUnitObjects, log: () => undefined, print: () => undefined });
+            if (r.exitCode !== 0) throw new Error(`synth with maxUnitObjects ${maxUnitObjects}: exit ${r.exitCode}`);
+          },
+        } : {}),
+        ...(props.argoCd.log ? { log: props.argoCd.log } : {}),
+      }));
+    }
   } finally {
     if (!props.keep) {
       rmSync(join(props.workDir, 'repo'), { recursive: true, force: true });
       rmSync(fluxCold, { recursive: true, force: true });
+      rmSync(argoCdCold, { recursive: true, force: true });
     }
   }
   return results;

@@ -14,6 +14,7 @@
 import { isIPv6 } from 'node:net';
 import { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { PINNED_SERVICE_SYNC_WAVE, SYNC_WAVE_ANNOTATION } from '../contract/argocd.js';
 
 /** The metadata of a {@link KubeObject}, keys in the order written. */
 export interface KubeObjectMeta {
@@ -91,18 +92,31 @@ export function objectMeta(name: string, namespace: string | undefined, labels?:
   };
 }
 
-/** A core/v1 Service with the given spec fields (those of mirrors: a pinned or `None` ClusterIP, ports, a pod selector). */
+/**
+ * A core/v1 Service with the given spec fields (those of mirrors: a pinned or `None` ClusterIP, ports, a pod selector).
+ * A Service with a pinned ClusterIP also gets Argo CD's sync wave {@link PINNED_SERVICE_SYNC_WAVE}, so
+ * that Argo CD applies it before every Service of its Application that lets the API server choose an
+ * address: one of those could otherwise take the pinned address in the same sync (docs/argocd.md,
+ * "Pinned ClusterIPs"). Flux ignores the annotation.
+ */
 export function serviceObject(metadata: KubeObjectMeta, spec: { readonly clusterIP?: string; readonly ports: readonly ServicePortJson[]; readonly selector?: Readonly<Record<string, string>> }): KubeObject {
+  const pinned = spec.clusterIP !== undefined && spec.clusterIP !== 'None';
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata,
+    metadata: pinned ? withPinnedWave(metadata) : metadata,
     spec: {
       ...(spec.clusterIP !== undefined ? { clusterIP: spec.clusterIP } : {}),
       ports: spec.ports,
       ...(spec.selector !== undefined ? { selector: spec.selector } : {}),
     },
   };
+}
+
+/** `metadata` with the pinned Services' sync wave among its annotations (kept in key order). */
+function withPinnedWave(metadata: KubeObjectMeta): KubeObjectMeta {
+  const annotations = sortedMap({ ...(metadata.annotations ?? {}), [SYNC_WAVE_ANNOTATION]: PINNED_SERVICE_SYNC_WAVE });
+  return objectMeta(metadata.name, metadata.namespace, metadata.labels, annotations);
 }
 
 /** A core/v1 Endpoints object; no `subsets` field when `subsets` is undefined. */

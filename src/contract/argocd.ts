@@ -30,3 +30,13 @@ export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 export const APPLICATION_SET_REFRESH_ANNOTATION = 'argocd.argoproj.io/application-set-refresh';
 /** Label of a Secret that registers a cluster in Argo CD. */
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
+/** Application annotation: `;`-separated paths (relative to the source path; globs of `filepath.Match`) whose changes alone make a new commit regenerate its manifests. */
+export const MANIFEST_GENERATE_PATHS_ANNOTATION = 'argocd.argoproj.io/manifest-generate-paths';
+/** Per-object annotation: the sync wave of the object inside its Application (lower waves are applied first). */
+export const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
+/** {@link SYNC_WAVE_ANNOTATION} value of every Service with a pinned ClusterIP: applied before every Service without one (wave 0) of its Application. */
+export const PINNED_SERVICE_SYNC_WAVE = '-1';
+/** Sync option: server-side apply. */
+export const SYNC_OPTION_SERVER_SIDE_APPLY = 'ServerSideApply=true';
+/** Sync option: apply only the resources that are OutOfSync (and prune), not every resource of the Application. */
+export const SYNC_OPTION_APPLY_OUT_OF_SYNC_ONLY = 'ApplyOutOfSyncOnly=true';

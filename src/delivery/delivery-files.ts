@@ -5,7 +5,7 @@
  * ```
  * delivery/argocd/appproject-<project>.yaml
  * delivery/argocd/applicationset-mirrorc.yaml
- * delivery/argocd/clusters/<cluster>.yaml                    # the generator's parameters: the cluster's unit paths
+ * delivery/argocd/applications/<cluster>.<family>.yaml      # the generator's parameters: one Application per unit family
  * delivery/argocd/argocd-cm-patch.yaml                      # lets every Endpoints/EndpointSlice through
  * delivery/argocd/argocd-cm-patch-managed-endpoints-only.yaml # Argo CD with resource.selectors: only ours
  * delivery/argocd/argocd-cm-values[-managed-endpoints-only].yaml  # the same as argo-cd Helm chart values (configs.cm)
@@ -24,7 +24,7 @@ import { compareStrings } from '../util/order.js';
 import { argoCdApplicationSet } from './argocd-application-set.js';
 import { argoCdAppProject, namespacesInOutput } from './argocd-app-project.js';
 import { argoCdConfigMapChange, type ArgoCdConfigMapVariant } from './argocd-cm-change.js';
-import { ARGOCD_CLUSTERS_FOLDER, argoCdClusterFile } from './argocd-application-set.js';
+import { ARGOCD_APPLICATIONS_FOLDER, argoCdApplicationFile, unitFamilies } from './argocd-application-set.js';
 import { FLUX_ROOT_FOLDER, FLUX_UNITS_FOLDER, fluxKustomization, fluxUnitKustomization, fluxUnitName, fluxUnitsKustomization } from './flux-kustomization.js';
 import { stringifyYaml } from '../emit/yaml-writer.js';
 import { unitFoldersByCluster } from '../emit/render-units.js';
@@ -66,7 +66,9 @@ export function renderDeliveryFiles(fleet: FleetSpec, stockArgoCdData: Readonly<
     // The templatePatch is a template text: written as a `|` block, like the argocd-cm values.
     files.set('argocd/applicationset-mirrorc.yaml', renderWithBlockLiterals(argoCdApplicationSet(delivery, argoCd)));
     for (const cluster of clusters) {
-      files.set(`argocd/${ARGOCD_CLUSTERS_FOLDER}/${cluster}.yaml`, renderObjectYaml(argoCdClusterFile(delivery, argoCd, cluster, unitsOf(units, cluster))));
+      for (const family of unitFamilies(unitsOf(units, cluster))) {
+        files.set(`argocd/${ARGOCD_APPLICATIONS_FOLDER}/${cluster}.${family}.yaml`, renderObjectYaml(argoCdApplicationFile(delivery, argoCd, cluster, family)));
+      }
     }
     for (const [variant, file] of Object.entries(ARGOCD_CM_PATCH_FILES) as [ArgoCdConfigMapVariant, string][]) {
       const patch = {

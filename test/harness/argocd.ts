@@ -37,7 +37,7 @@ export class ArgoCdUnavailableError extends Error {
 
 /** The parts of a live Application the tests read. */
 export interface LiveApplication {
-  readonly metadata: { readonly name: string; readonly namespace: string; readonly uid: string; readonly annotations?: Record<string, string>; readonly labels?: Record<string, string> };
+  readonly metadata: { readonly name: string; readonly namespace: string; readonly uid: string; readonly generation?: number; readonly annotations?: Record<string, string>; readonly labels?: Record<string, string> };
   readonly spec: Record<string, any>;
   readonly status?: {
     readonly sync?: { readonly status?: string; readonly revision?: string; readonly revisions?: readonly string[] };
@@ -97,6 +97,11 @@ export interface ArgoCd {
    * tails when the deadline passes or an Argo CD process exits).
    */
   waitForApplication(name: string, what: string, done: (app: LiveApplication) => boolean, timeoutMs?: number): Promise<LiveApplication>;
+  /**
+   * Polls until `done` holds for the Applications `names` read together (one list call; a missing one
+   * is left out of the list `done` gets), as {@link waitForApplication} does for one.
+   */
+  waitForApplications(names: readonly string[], what: string, done: (apps: LiveApplication[]) => boolean, timeoutMs?: number): Promise<LiveApplication[]>;
   /** Asks for a refresh now (`argocd.argoproj.io/refresh`, as `argocd app get --hard-refresh` sets it). */
   refresh(name: string, kind?: 'normal' | 'hard'): Promise<void>;
   /** Restarts the application-controller (what the README tells users to do after an argocd-cm change). */
@@ -252,6 +257,29 @@ class Instance implements ArgoCd {
       if (Date.now() > deadline) {
         throw new Error(`Application ${this.namespace}/${name} did not ${what} within ${Math.round(timeoutMs / 1000)}s; last status: ` +
           `${JSON.stringify(last?.status ?? lastError)}\n${this.logTails(25)}`);
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  async waitForApplications(names: readonly string[], what: string, done: (apps: LiveApplication[]) => boolean, timeoutMs = ARGOCD_WAIT_TIMEOUT_MS): Promise<LiveApplication[]> {
+    const deadline = Date.now() + timeoutMs;
+    let last: LiveApplication[] = [];
+    let lastError = '';
+    for (;;) {
+      const dead = this.processes.find((p) => !p.running && p !== this.controller) ?? (this.controller && !this.controller.running ? this.controller : undefined);
+      if (dead) throw new ArgoCdUnavailableError(`${dead.label} exited (${JSON.stringify(dead.lastExit)}):\n${dead.tail(40)}`);
+      try {
+        const list = JSON.parse(await this.kubectl(['get', APPLICATION_RESOURCE, '-n', this.namespace, '-o', 'json'])) as { items: LiveApplication[] };
+        const byName = new Map(list.items.map((a) => [a.metadata.name, a]));
+        last = names.flatMap((n) => byName.get(n) ?? []);
+        if (done(last)) return last;
+      } catch (e) {
+        lastError = (e as Error).message;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`Applications ${names.join(', ')} did not ${what} within ${Math.round(timeoutMs / 1000)}s; last status: ` +
+          `${JSON.stringify(last.length > 0 ? last.map((a) => ({ name: a.metadata.name, sync: a.status?.sync, health: a.status?.health, operationState: a.status?.operationState, conditions: a.status?.conditions })) : lastError)}\n${this.logTails(25)}`);
       }
       await sleep(POLL_MS);
     }

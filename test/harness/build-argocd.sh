@@ -7,6 +7,7 @@
 # `argocd`, `kustomize`, the two wrapper scripts and `install.yaml` on its last line.
 #
 #   ARGOCD_ASSETS         use a directory already holding those files; nothing is built
+#   KUBE_TEST_BINS_CHECK_ONLY  when set: print the folder if already built, else exit 3 without building
 #   KUBE_TEST_BINS_CACHE  cache root (default: $XDG_CACHE_HOME/kube-test-bins or ~/.cache/kube-test-bins)
 #   ARGOCD_VERSION        github.com/argoproj/argo-cd/v3 version (default below)
 #   ARGOCD_GOTOOLCHAIN    Go toolchain for it (default below: Argo CD 3.6 needs Go >= 1.27; the go
@@ -54,6 +55,7 @@ export GOTOOLCHAIN="${ARGOCD_GOTOOLCHAIN:-go1.27.3}" CGO_ENABLED=0
 cached() { need_assets "$OUT"; }
 # The cache check comes first: a cached Argo CD needs no Go.
 if cached; then echo "$OUT"; exit 0; fi
+if [ -n "${KUBE_TEST_BINS_CHECK_ONLY:-}" ]; then echo "Argo CD not built in $OUT: run bash $0" >&2; exit 3; fi
 
 command -v go >/dev/null || { echo "go is not installed: the Argo CD tests build Argo CD with Go (or set ARGOCD_ASSETS)" >&2; exit 1; }
 

@@ -55,13 +55,13 @@ describe('headless mirror of a StatefulSet (contract §2.5)', () => {
     const kafka = statefulService('data', 'kafka', ['kafka-0'], { annotations: { 'example.com/owner': 'x' } });
     // WHEN compiled
     const { objects } = compileObjects(londonParis, withLive(snapshot({ paris: target([kafka]) }, {}), []));
-    // THEN kafka-0-paris pins 10.96.0.1 and carries the headless-mirror label but no copied annotation
+    // THEN kafka-0-paris pins 10.96.0.1 and carries the headless-mirror label but no copied annotation; Argo CD applies it before Services without a pin (sync wave -1)
     const pod = objects.get('london/Service/data/kafka-0-paris');
     assert.equal(pod.spec.clusterIP, '10.96.0.1');
     assert.deepEqual(pod.spec.ports, [{ name: 'client', protocol: 'TCP', port: 9092, targetPort: 9092 }]);
     assert.equal(pod.metadata.labels['mirror.linkerd.io/headless-mirror-svc-name'], 'kafka-paris');
     assert.equal(pod.metadata.labels['mirror.linkerd.io/cluster-name'], 'paris');
-    assert.deepEqual(pod.metadata.annotations, { 'mirror.linkerd.io/remote-svc-fq-name': 'kafka-0.kafka.data.svc.cluster.local' });
+    assert.deepEqual(pod.metadata.annotations, { 'argocd.argoproj.io/sync-wave': '-1', 'mirror.linkerd.io/remote-svc-fq-name': 'kafka-0.kafka.data.svc.cluster.local' });
     // AND its endpoints point at the gateway with the pod's authority
     const ep = objects.get('london/Endpoints/data/kafka-0-paris');
     assert.deepEqual(ep.subsets[0].addresses, [{ ip: '203.0.113.10' }]);

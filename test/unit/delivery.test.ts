@@ -8,7 +8,7 @@ import { ExitCode } from '../../src/errors/exit-codes.js';
 import { buildFleet } from '../../src/load/load-fleet.js';
 import { runSynth } from '../../src/pipeline/run-synth.js';
 import { argoCdAppProject, CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS, namespacesInOutput } from '../../src/delivery/argocd-app-project.js';
-import { argoCdApplicationSet, argoCdClusterFile } from '../../src/delivery/argocd-application-set.js';
+import { argoCdApplicationFile, argoCdApplicationSet, unitFamilies } from '../../src/delivery/argocd-application-set.js';
 import { ARGOCD_CM_COMPONENT_DIRS, ARGOCD_CM_PATCH_FILES, ARGOCD_CM_VALUES_FILES } from '../../src/delivery/delivery-files.js';
 import { argoCdConfigMapChange, argoCdConfigMapData, ArgoCdConfigMapError, withoutEndpointExclusion } from '../../src/delivery/argocd-cm-change.js';
 import { STOCK_ARGOCD_CM_FILE } from '../../src/delivery/stock-argocd-cm.js';
@@ -92,27 +92,49 @@ describe('Argo CD templates', () => {
     return fleet.toSpec();
   };
 
-  test('every Application diffs server-side and retries a failed sync with backoff', () => {
+  test('every Application syncs only what is OutOfSync, diffs in the controller, regenerates only for its own folders and retries a failed sync with backoff', () => {
     const fleet = spec({});
     const template = (argoCdApplicationSet(fleet.delivery!, fleet.delivery!.argoCd!) as any).spec.template;
-    assert.deepEqual(template.metadata.annotations, { 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' });
+    assert.deepEqual(template.metadata.annotations, { 'argocd.argoproj.io/manifest-generate-paths': '{{.generatePaths}}' });
+    assert.deepEqual(template.spec.syncPolicy.syncOptions, ['ServerSideApply=true', 'ApplyOutOfSyncOnly=true']);
     assert.deepEqual(template.spec.syncPolicy.retry, { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '3m' }, refresh: true });
     assert.deepEqual(template.spec.syncPolicy.automated, { prune: true, selfHeal: true });
+  });
+
+  test('one Application per unit family, whose plain directory source covers every shard of the family by a glob that a split does not change', () => {
+    const fleet = spec({});
+    const template = (argoCdApplicationSet(fleet.delivery!, fleet.delivery!.argoCd!) as any).spec.template;
+    assert.equal(template.spec.sources, undefined);
+    assert.deepEqual(template.spec.source, {
+      repoURL: 'https://git.example/fleet.git', targetRevision: 'HEAD', path: '{{.folder}}',
+      directory: { recurse: true, include: '{{.include}}', exclude: '{kustomization.yaml,*/kustomization.yaml}' },
+    });
+    // The families of a cluster: base always, each family once whatever its shard count
+    assert.deepEqual(unitFamilies(['from-paris.3', 'base', 'from-paris', 'shared', 'from-paris.1', 'from-paris.2', 'from-rome']), ['base', 'from-paris', 'from-rome', 'shared']);
+    assert.deepEqual(unitFamilies([]), ['base']);
+    // The parameters of from-paris are the same whatever its shard count: a split changes no Application
+    assert.deepEqual(argoCdApplicationFile(fleet.delivery!, fleet.delivery!.argoCd!, 'london', 'from-paris'), {
+      name: 'mirrorc-london.from-paris', cluster: 'london', family: 'from-paris', destination: 'london', folder: 'dist/london',
+      include: '{from-paris/*,from-paris.[0-9]*/*}', generatePaths: 'from-paris;from-paris.*/*;from-paris.*/*/*',
+    });
+    assert.deepEqual(argoCdApplicationFile(fleet.delivery!, fleet.delivery!.argoCd!, 'london', 'base'), {
+      name: 'mirrorc-london.base', cluster: 'london', family: 'base', destination: 'london', folder: 'dist/london', include: 'base/*', generatePaths: 'base',
+    });
   });
 
   test('clusterNames maps fleet clusters to Argo CD names in the destinations; unmapped clusters keep theirs', () => {
     const fleet = spec({ clusterNames: { london: 'prod-eu-west-1', paris: 'paris' } });
     assert.deepEqual(fleet.delivery!.argoCd!.clusterNames, { london: 'prod-eu-west-1' });
-    // Each cluster's generator file names its Argo CD cluster; the template sends the Application there.
+    // Each Application's generator file names its Argo CD cluster; the template sends the Application there.
     const set = argoCdApplicationSet(fleet.delivery!, fleet.delivery!.argoCd!) as any;
     assert.equal(set.spec.template.spec.destination.name, '{{.destination}}');
-    assert.deepEqual(argoCdClusterFile(fleet.delivery!, fleet.delivery!.argoCd!, 'london', ['base', 'from-paris']), { cluster: 'london', destination: 'prod-eu-west-1', paths: ['dist/london/base', 'dist/london/from-paris'] });
-    assert.equal((argoCdClusterFile(fleet.delivery!, fleet.delivery!.argoCd!, 'paris', ['base']) as any).destination, 'paris');
+    assert.equal((argoCdApplicationFile(fleet.delivery!, fleet.delivery!.argoCd!, 'london', 'from-paris') as any).destination, 'prod-eu-west-1');
+    assert.equal((argoCdApplicationFile(fleet.delivery!, fleet.delivery!.argoCd!, 'paris', 'base') as any).destination, 'paris');
     const project = argoCdAppProject(fleet.delivery!, fleet.delivery!.argoCd!, ['london', 'paris']) as any;
     assert.deepEqual(project.spec.destinations, [{ name: 'prod-eu-west-1', namespace: '*' }, { name: 'paris', namespace: '*' }]);
     // Without a mapping every cluster keeps its own name.
     const plain = spec({});
-    assert.equal((argoCdClusterFile(plain.delivery!, plain.delivery!.argoCd!, 'london', []) as any).destination, 'london');
+    assert.equal((argoCdApplicationFile(plain.delivery!, plain.delivery!.argoCd!, 'london', 'base') as any).destination, 'london');
   });
 
   test('a wrong clusterNames mapping is reported with what to do', () => {
@@ -170,7 +192,7 @@ describe('delivery output of synth', () => {
         'argocd/argocd-cm-values-managed-endpoints-only.yaml', 'argocd/argocd-cm-values.yaml',
         'argocd/kustomize/all-endpoints/argocd-cm-patch.yaml', 'argocd/kustomize/all-endpoints/kustomization.yaml',
         'argocd/kustomize/managed-endpoints-only/argocd-cm-patch.yaml', 'argocd/kustomize/managed-endpoints-only/kustomization.yaml',
-        'argocd/clusters/alpha.yaml', 'argocd/clusters/beta.yaml',
+        'argocd/applications/alpha.base.yaml', 'argocd/applications/beta.base.yaml',
         ...['alpha', 'beta'].flatMap((c) => [
           `flux/${c}/kustomization-mirrorc.yaml`, `flux/${c}/root/kustomization-mirrorc-units.yaml`, `flux/${c}/root/kustomization.yaml`,
           `flux/${c}/units/kustomization-mirrorc-base.yaml`,

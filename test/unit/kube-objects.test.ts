@@ -17,7 +17,7 @@ import { ApiObject, App, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { writeGeneratedRepo } from '../../bench/generate-fleet.js';
 import { planFleet } from '../../src/compile/compile-fleet.js';
-import type { KubeObject } from '../../src/compile/kube-objects.js';
+import { objectMeta, serviceObject, type KubeObject } from '../../src/compile/kube-objects.js';
 import { gatewayMirrorObjects, GatewayMirror, type GatewayMirrorProps } from '../../src/compile/modes/gateway/gateway-mirror.js';
 import { mcsImportObjects, McsImport } from '../../src/compile/modes/mcs/mcs-import.js';
 import { renderContext, sourceNamespaceObject } from '../../src/compile/source-chart.js';
@@ -176,4 +176,15 @@ describe('the objects mirrorc writes (kube-objects.ts and the modes)', () => {
     const outOfOrder = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'x', namespace: 'y' }, spec: { ports: [{ protocol: 'TCP', port: 80 }] } };
     assert.throws(() => assertAsCdk8sWrites([outOfOrder]));
   });
+});
+
+test('a Service with a pinned ClusterIP gets sync wave -1 (Argo CD applies it before the Services it could collide with); headless and unpinned ones get none', () => {
+  const ports = [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80 }];
+  const pinned = serviceObject(objectMeta('kafka-0-paris', 'data', undefined, { 'mirror.linkerd.io/remote-svc-fq-name': 'x' }), { clusterIP: '10.96.0.7', ports });
+  assert.deepEqual(pinned.metadata.annotations, { 'argocd.argoproj.io/sync-wave': '-1', 'mirror.linkerd.io/remote-svc-fq-name': 'x' });
+  assert.deepEqual(serviceObject(objectMeta('a', 'b'), { clusterIP: '10.96.0.8', ports }).metadata.annotations, { 'argocd.argoproj.io/sync-wave': '-1' });
+  assert.equal(serviceObject(objectMeta('kafka-paris', 'data'), { clusterIP: 'None', ports }).metadata.annotations, undefined);
+  assert.equal(serviceObject(objectMeta('web-paris', 'shop'), { ports }).metadata.annotations, undefined);
+  // written as cdk8s would write it (sorted annotations)
+  assertAsCdk8sWrites([pinned]);
 });
