@@ -203,10 +203,13 @@ export interface LinkProps {
    * "not written by mirrorc", mirrorc writes the same objects under the same names, so a GitOps apply
    * updates them (same uid, no delete). Per-pod (StatefulSet) mirrors keep the ClusterIPs the source
    * already gave them, read from the source and pinned in the lock; other mirrors keep theirs because
-   * mirrorc never writes their `clusterIP`. While this is on, the link's Endpoints are written without
-   * `endpointslice.kubernetes.io/skip-mirror`, so the EndpointSlice Kubernetes made of Linkerd's
-   * Endpoints stays until mirrorc's own slices are live; turning it off afterwards lets Kubernetes
-   * remove that slice. Stop Linkerd's controller for the link before syncing: the runbook is
+   * mirrorc never writes their `clusterIP`. The link's mirrors are written in Linkerd's form: Endpoints
+   * without `endpointslice.kubernetes.io/skip-mirror`, so the EndpointSlice Kubernetes makes of them
+   * stays the one slice Linkerd's destination reads, and mirrorc's own slices written retired (tied to
+   * no Service). Leave it on after the takeover: the form is kept once taken (a link that stops
+   * adopting keeps it, with a warning), since leaving it would empty the mirrors in Linkerd's
+   * destination. Linkerd's `<svc>-federated` Services are taken over when a member's link adopts. Stop
+   * Linkerd's controller for the link before syncing: the runbook is
    * docs/migrate-from-linkerd-controller.md (and the way back).
    *
    * @default false
