@@ -462,7 +462,7 @@ describe('one target\'s change stays that target\'s (real API servers)', () => {
       assert.match(echo.heldBack, /^its new observation would remove 35 of its 40 mirrors in "london"/);
       for (const team of nine) assert.deepEqual([run.report.targets.find((x: any) => x.cluster === team).stale, run.report.targets.find((x: any) => x.cluster === team).heldBack], [false, undefined], team);
       assert.match(run.stdout + run.stderr, /echo\s+held back \(stale\)\s+40\s+\d{4}-/);
-      assert.match(readFileSync(summary, 'utf8'), new RegExp(`\\| echo \\| target \\| ${since} \\| held back: ` its new observation would remove 35 of its 40 mirrors`));
+      assert.match(readFileSync(summary, 'utf8'), new RegExp(`\\| echo \\| target \\| ${since} \\| held back: \` its new observation would remove 35 of its 40 mirrors`));
       const held = repo.hash();
       // WHEN the same state runs with --strict THEN exit 4 (as for an unreachable target), nothing written
       const strict = await synth('--strict');
