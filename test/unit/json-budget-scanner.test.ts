@@ -7,19 +7,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { JsonBudgetScanner, JsonScanLimitError, type JsonScanLimits } from '../../src/observe/json-budget-scanner.js';
+import { seededRandom } from '../../bench/seeded-random.js';
 
 const NONE: JsonScanLimits = { maxItems: Infinity, maxValues: Infinity, maxDepth: 1000, maxTokenBytes: Infinity };
 
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['a', 'items', '\\"', '\\\\', '\\u0069', 'é', '😀', '\\n', ' ', '"', '\\\\\\"', '\\/'];
 
@@ -98,7 +89,7 @@ const refusal = (f: () => unknown): JsonScanLimitError | undefined => {
 
 describe('the streaming JSON budget scanner', () => {
   test('counts exactly the values, list items and nesting JSON.parse builds, for 2,000 random texts cut into random chunks', () => {
-    const rnd = prng(33);
+    const rnd = seededRandom(33);
     for (let n = 0; n < 2_000; n++) {
       const text = randomJson(rnd);
       const want = reference(text);
