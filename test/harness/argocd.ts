@@ -44,7 +44,9 @@ export interface LiveApplication {
     readonly health?: { readonly status?: string };
     readonly conditions?: readonly { readonly type: string; readonly message?: string }[];
     readonly resources?: readonly ArgoCdResourceStatus[];
-    readonly operationState?: { readonly phase?: string; readonly message?: string; readonly syncResult?: { readonly revision?: string }; readonly retryCount?: number };
+    readonly operationState?: { readonly phase?: string; readonly message?: string; readonly syncResult?: { readonly revision?: string }; readonly retryCount?: number; readonly startedAt?: string };
+    /** One entry per successful sync operation: the revision it deployed and when that operation started. */
+    readonly history?: readonly { readonly id?: number; readonly revision?: string; readonly deployStartedAt?: string; readonly deployedAt?: string }[];
     readonly reconciledAt?: string;
   };
 }

@@ -509,14 +509,20 @@ describe('a real Argo CD syncs the output of synth, against real API servers', (
     assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
     const revision = await commit();
     // THEN the sync fails on the quota and is retried
-    await argo!.waitForApplication(app('london', 'from-paris'), 'fail on the quota and retry', (a) =>
+    const failing = await argo!.waitForApplication(app('london', 'from-paris'), 'fail on the quota and retry', (a) =>
       (a.status?.operationState?.retryCount ?? 0) >= 1 && /quota/i.test(JSON.stringify(a.status?.operationState ?? {})));
+    const failingStartedAt = failing.status?.operationState?.startedAt;
+    assert.ok(failingStartedAt, 'the failing operation has a start time');
     // WHEN the quota is lifted (no commit, no refresh)
     await fleet!.kubectl('london', ['delete', 'quota', 'services', '-n', 'shop']);
     // THEN a retry succeeds: Synced at the same commit, tax-paris exists
     const synced = await argo!.waitForApplication(app('london', 'from-paris'), `sync ${revision} by a retry`, syncedAt(revision));
     assert.equal(synced.status?.operationState?.phase, 'Succeeded');
-    assert.ok((synced.status?.operationState?.retryCount ?? 0) >= 1);
+    // The retried operation itself deployed the revision: Argo CD records every successful operation in
+    // history with its start, and a retry keeps the start of the attempt that failed. (A later self-heal
+    // operation at the same revision may replace operationState, so its retryCount proves nothing.)
+    const deployedByRetry = (synced.status?.history ?? []).find((h) => h.deployStartedAt === failingStartedAt);
+    assert.equal(deployedByRetry?.revision, revision, `history ${JSON.stringify(synced.status?.history ?? [])} has no entry of the operation started at ${failingStartedAt}`);
     assert.equal(await argo!.repo.head(), revision);
     assert.ok((await managed('london')).has('Service/shop/tax-paris'));
   });
