@@ -78,8 +78,8 @@ export interface ArgoCdPhaseInput {
 const DEADLINE_MS = Number(process.env.MIRRORC_BENCH_ARGOCD_DEADLINE_MS) || 30 * 60_000;
 /** Polls list every Application with its status (hundreds of KiB each): not too often on a loaded machine. */
 const POLL_MS = 2000;
-/** The unit bounds of the split commits: each family above the bound doubles its shards. */
-const SPLIT_BOUNDS = [250, 125];
+/** The unit bounds of the split commits: each family above the bound doubles its shards (three commits: ≥ 20 splits from 7 families up). */
+const SPLIT_BOUNDS = [250, 125, 64];
 
 /** The families of `dist/<source>` and their shard counts. */
 export function familyShards(distSource: string): Map<string, number> {

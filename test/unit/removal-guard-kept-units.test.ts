@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { seededRandom } from '../../bench/seeded-random.js';
 import { largeRemovals, removalsByTarget } from '../../src/guard/removal-guard.js';
 import type { UnitRecord, UnitRecords } from '../../src/state/lock-document.js';
 
@@ -115,19 +116,8 @@ test('GIVEN one source gone from the records and one losing a share WHEN a third
   ]);
 });
 
-/** A deterministic pseudo-random sequence (mulberry32), so a failure is reproducible. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('GIVEN many random edits of records sharing unchanged units with the lock WHEN guarded THEN the answer is always that of records sharing nothing', () => {
-  const rnd = random(18);
+  const rnd = seededRandom(18);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const targets = ['paris', 'rome', 'milan'];
   let found = 0;
