@@ -27,7 +27,7 @@ const EXIT_CODES: Readonly<Record<string, string>> = {
   status: 'exit codes: 0 no problem, 1 unexpected failure, 2 invalid input (a fleet or lock error); else the first class found of\n' +
     '            10 a mirror missing, unexpected or differing live, 11 a mirror with no ready endpoint,\n' +
     '            12 Flux behind the lock\'s commit or not Ready, 13 a cluster stale in the lock,\n' +
-    '            14 a cluster or its GitOps objects not readable with the reader identity',
+    '            14 a cluster or its GitOps objects not readable with the reader identity, 15 a gateway failing its probe from here',
 };
 
 /** The usage line of a command whose arguments are not just options. */

@@ -50,8 +50,8 @@ export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
   status   read-only, with the reader identity: per source the mirrors in the lock against the live ones
            (missing, unexpected, ports, ClusterIP pin or endpoints differing from <out>/), their ready
            endpoints and, with Flux, the Kustomizations' applied revision against the lock's commit; per
-           target stale since and the gateway at its last observation; what it cannot read is said
-           (exit 10-14: the most urgent problem class, see docs/status.md)
+           target stale since, and its gateway probed from here (gateway.probe); what it cannot read is
+           said (exit 10-15: the most urgent problem class, see docs/status.md)
   access   from an admin context, mint the read-only observer kubeconfig (short-lived tokens) for the fleet
 
 options:
@@ -88,4 +88,5 @@ exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --s
             9 a cluster stale for longer than --max-stale (the output was written),
             10 status: a mirror missing, unexpected or differing live, 11 status: a mirror with no ready endpoint,
             12 status: Flux behind the lock's commit or not Ready, 13 status: a cluster stale in the lock,
-            14 status: a cluster or its GitOps objects not readable with the reader identity`;
+            14 status: a cluster or its GitOps objects not readable with the reader identity,
+            15 status: a target's gateway failing its probe from here`;

@@ -37,4 +37,6 @@ export const ExitCode = {
   STATUS_STALE: 13,
   /** `status`: a cluster (or its GitOps objects) could not be read with the reader identity: what status says of it is not known. */
   STATUS_NOT_VISIBLE: 14,
+  /** `status`: a target's gateway failed the probe made from where status runs (`gateway.probe`). */
+  STATUS_GATEWAY_DOWN: 15,
 } as const;

@@ -9,6 +9,7 @@ export const PROBLEM_CLASS_ORDER: readonly (readonly [StatusProblemClass, number
   ['gitops-behind', ExitCode.STATUS_GITOPS_BEHIND],
   ['stale', ExitCode.STATUS_STALE],
   ['not-visible', ExitCode.STATUS_NOT_VISIBLE],
+  ['gateway-down', ExitCode.STATUS_GATEWAY_DOWN],
 ];
 
 /** 0 without problems; else the code of the most urgent class among `problems`. */

@@ -28,9 +28,10 @@ function sourceRows(doc: StatusDocument): string[][] {
 
 /** The target table: per target, what the lock says of its last observation and whether it answers now. */
 function targetRows(doc: StatusDocument): string[][] {
-  const rows = [['TARGET', 'EXPORTED', 'GATEWAY', 'STALE-SINCE', 'REACHABLE-NOW']];
+  const rows = [['TARGET', 'EXPORTED', 'GATEWAY-THEN', 'GATEWAY-NOW', 'STALE-SINCE', 'REACHABLE-NOW']];
   for (const t of doc.targets) {
-    rows.push([t.cluster, t.observed ? String(t.exportedServices) : 'never observed', t.gatewayAlive === null ? '-' : t.gatewayAlive ? 'alive' : 'not alive', t.staleSince ?? '-', t.reachableNow === null ? '-' : t.reachableNow ? 'yes' : 'no']);
+    const now = t.gatewayNow === null ? '-' : t.gatewayNow.alive === null ? 'not probed' : t.gatewayNow.alive ? `alive ${t.gatewayNow.latencyMs} ms` : 'down';
+    rows.push([t.cluster, t.observed ? String(t.exportedServices) : 'never observed', t.gatewayAlive === null ? '-' : t.gatewayAlive ? 'alive' : 'not alive', now, t.staleSince ?? '-', t.reachableNow === null ? '-' : t.reachableNow ? 'yes' : 'no']);
   }
   return rows;
 }

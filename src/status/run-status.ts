@@ -18,7 +18,7 @@ import { fluxStatus, type LockCommit } from './flux-status.js';
 import { problemExitCode, sortProblems } from './problem-exit-code.js';
 import { sourceStatus } from './source-status.js';
 import { STATUS_FORMAT, type StatusDocument, type StatusProblem } from './status-report.js';
-import { reachNow, targetStatus } from './target-status.js';
+import { gatewayNow, reachNow, targetStatus } from './target-status.js';
 
 /** Options of {@link runStatus}. */
 export interface StatusOptions {
@@ -83,10 +83,12 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusDocu
   const targets = [];
   for (const name of sortedUnique(spec.links.map((l) => l.target))) {
     const cluster = clusterOf.get(name)!;
-    const error = await reachNow(clientOf(cluster, options), cluster);
-    const outcome = targetStatus(name, snapshot, error, now);
-    problems.push(...outcome.problems);
-    targets.push(outcome.status);
+    const client = clientOf(cluster, options);
+    const reached = await reachNow(client, cluster);
+    const outcome = targetStatus(name, snapshot, reached.error, now);
+    const gateway = await gatewayNow(cluster, snapshot, reached, client);
+    problems.push(...outcome.problems, ...gateway.problems);
+    targets.push({ ...outcome.status, gatewayNow: gateway.now });
   }
   const sorted = sortProblems(problems).map((p) => ({ ...p, message: redactServerAddresses(p.message) }));
   return {
@@ -94,7 +96,7 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusDocu
     mirrorcVersion: ownVersion(),
     exitCode: problemExitCode(sorted),
     sources: sources.map((s) => ({ ...s, error: s.error !== null ? redactServerAddresses(s.error) : null })),
-    targets: targets.map((t) => ({ ...t, error: t.error !== null ? redactServerAddresses(t.error) : null })),
+    targets: targets.map((t) => ({ ...t, error: t.error !== null ? redactServerAddresses(t.error) : null, gatewayNow: t.gatewayNow && { ...t.gatewayNow, why: t.gatewayNow.why !== null ? redactServerAddresses(t.gatewayNow.why) : null } })),
     problems: sorted,
   };
 }

@@ -9,7 +9,7 @@
 export const STATUS_FORMAT = 1;
 
 /** The classes of problem status tells apart, each with its exit code (src/errors/exit-codes.ts). */
-export type StatusProblemClass = 'mirrors-differ' | 'no-ready-endpoints' | 'gitops-behind' | 'stale' | 'not-visible';
+export type StatusProblemClass = 'mirrors-differ' | 'no-ready-endpoints' | 'gitops-behind' | 'stale' | 'not-visible' | 'gateway-down';
 
 /** One problem found, for people and for alerts (the class decides the exit code). */
 export interface StatusProblem {
@@ -94,6 +94,18 @@ export interface TargetStatus {
   readonly gatewayAlive: boolean | null;
   /** Exported services in its last observation. */
   readonly exportedServices: number;
+  /** The gateway probed now from where status runs (only when the fleet asks for a probe: `gateway.probe`), or null. */
+  readonly gatewayNow: GatewayNow | null;
+}
+
+/** A gateway probe made by status. */
+export interface GatewayNow {
+  /** Whether it answered 200; null when it could not be probed (`why` says why). */
+  readonly alive: boolean | null;
+  /** Milliseconds of the answering request (of the last one when not alive); null when not probed. */
+  readonly latencyMs: number | null;
+  /** Why it is not alive, or not probed; null when alive. */
+  readonly why: string | null;
 }
 
 /** The whole status document. */

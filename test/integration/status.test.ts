@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ExitCode } from '../../src/errors/exit-codes.js';
@@ -25,12 +27,18 @@ describe('mirrorc status (real kube-apiservers, the reader identity)', () => {
   let fleet: KubeFleet | undefined;
   let repo: SafetyRepo;
   let kubeconfig: string;
+  // paris's gateway probe endpoint, as the fleet names it (gateway.probe.address): 200 while healthy, else 503.
+  let healthy = true;
+  let probeServer: Server;
 
   before(async () => {
+    probeServer = createServer((_req, res) => res.writeHead(healthy ? 200 : 503).end());
+    await new Promise<void>((resolve) => probeServer.listen(0, '127.0.0.1', resolve));
+    const probeAddress = `127.0.0.1:${(probeServer.address() as AddressInfo).port}`;
     fleet = await kubeFleetForTests(undefined, ['london', 'paris', 'rome'], { readerRules: observationRules({ source: true, target: true }) });
     repo = new SafetyRepo();
     repo.writeFleet(`const london = new Cluster(fleet, 'london');
-new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris') });
+new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris', { gateway: { probe: { address: '${probeAddress}' } } }) });
 new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet, 'rome') });`);
     repo.writeLock(renderLockFile(emptySnapshot()));
     if (!fleet) return;
@@ -49,6 +57,7 @@ new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet,
   after(async () => {
     await fleet?.stop();
     repo?.remove();
+    probeServer?.close();
   });
 
   /** synth with the reader identity, then london's folder applied as the GitOps tool would. */
@@ -85,7 +94,11 @@ new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet,
         mirror: m, origin: `${m.split('-')[1]}/shop/${m.split('/')[1]!.split('-')[0]}`, state: 'ok', differs: [], readyEndpoints: 1,
       })));
       for (const [name, exported] of [['paris', 2], ['rome', 1]] as const) {
-        assert.deepEqual(target(doc, name), { cluster: name, observed: true, staleSince: null, staleSeconds: null, reachableNow: true, error: null, gatewayAlive: null, exportedServices: exported });
+        const { gatewayNow, ...rest } = target(doc, name);
+        assert.deepEqual(rest, { cluster: name, observed: true, staleSince: null, staleSeconds: null, reachableNow: true, error: null, gatewayAlive: null, exportedServices: exported });
+        // paris's gateway is probed from here (the fleet asks for it), rome's is not
+        if (name === 'rome') assert.equal(gatewayNow, null);
+        else assert.deepEqual({ ...gatewayNow, latencyMs: typeof gatewayNow?.latencyMs }, { alive: true, latencyMs: 'number', why: null });
       }
       assert.match(table, /no problem found \(exit 0\)/);
       // AND no API server address is printed
@@ -120,6 +133,20 @@ new Link(fleet, 'london-from-rome', { source: london, target: new Cluster(fleet,
       await applySlice(fleet!, 'paris', 'shop', 'cart', [true]);
       await synthAndApply();
       assert.equal((await status()).code, ExitCode.OK);
+    });
+
+    await t.test('a gateway that fails its probe from here: exit 15', async () => {
+      healthy = false;
+      try {
+        const { code, doc, table } = await status();
+        assert.equal(code, ExitCode.STATUS_GATEWAY_DOWN, JSON.stringify(doc.problems));
+        assert.equal(target(doc, 'paris').gatewayNow?.alive, false);
+        assert.deepEqual(doc.problems.map((p) => `${p.class} ${p.cluster}`), ['gateway-down paris']);
+        assert.match(doc.problems[0]!.message, /failed its probe from here 3 times: .*answered HTTP 503/);
+        assert.match(table, /^paris +2 +- +down /m);
+      } finally {
+        healthy = true;
+      }
     });
 
     await t.test('a target held back by synth (it suddenly exports nothing): stale in the lock, answers now, exit 13', async () => {
