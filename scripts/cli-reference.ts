@@ -68,7 +68,7 @@ function optionsTable(options: Readonly<Record<string, OptionConfig>>, usage: st
 function exitCodeTable(): string[] {
   const text = USAGE.slice(USAGE.indexOf('exit codes:') + 'exit codes:'.length).replace(/\s+/g, ' ').trim();
   const meanings = new Map<number, string>();
-  const re = /(?:^|, )(\d) (.*?)(?=, \d |,?$)/g;
+  const re = /(?:^|, )(\d+) (.*?)(?=, \d+ |,?$)/g;
   for (const m of text.matchAll(re)) meanings.set(Number(m[1]), m[2]!.replace(/,$/, ''));
   const rows = Object.entries(ExitCode).map(([name, code]) => {
     const meaning = meanings.get(code);

@@ -5,24 +5,29 @@
 import { USAGE } from './options.js';
 
 /** Commands with a help text of their own. */
-export const HELP_COMMANDS = ['synth', 'plan', 'check', 'observe', 'init', 'explain'] as const;
+export const HELP_COMMANDS = ['synth', 'plan', 'check', 'observe', 'init', 'explain', 'status'] as const;
 
 /** Options of the general usage that a command does not take (init takes none but --help). */
 const NOT_FOR: Readonly<Record<string, readonly string[]>> = {
-  synth: ['--json'],
-  plan: ['--wait', '--json'],
-  check: ['--wait', '--json'],
-  observe: ['--json'],
+  synth: ['--json', '--output'],
+  plan: ['--wait', '--json', '--output'],
+  check: ['--wait', '--json', '--output'],
+  observe: ['--json', '--output'],
 };
 
 /** The only options of a command that takes few (explain compiles offline and writes nothing). */
 export const ONLY_FOR: Readonly<Record<string, readonly string[]>> = {
   explain: ['--fleet', '--lock', '--out', '--json', '--help', '-h'],
+  status: ['--fleet', '--lock', '--out', '--kubeconfig', '--timeout', '--output', '--help', '-h'],
 };
 
 /** The exit codes of a command that has only a few of them. */
 const EXIT_CODES: Readonly<Record<string, string>> = {
   explain: 'exit codes: 0 explained, 1 unexpected failure, 2 invalid input (a fleet or lock error, or a service the lock and <out>/ do not know)',
+  status: 'exit codes: 0 no problem, 1 unexpected failure, 2 invalid input (a fleet or lock error); else the first class found of\n' +
+    '            10 a mirror missing, unexpected or differing live, 11 a mirror with no ready endpoint,\n' +
+    '            12 Flux behind the lock\'s commit or not Ready, 13 a cluster stale in the lock,\n' +
+    '            14 a cluster or its GitOps objects not readable with the reader identity, 15 a gateway failing its probe from here',
 };
 
 /** The usage line of a command whose arguments are not just options. */

@@ -23,6 +23,7 @@ export const CLI_OPTIONS = {
   wait: { type: 'string' },
   'max-stale': { type: 'string' },
   json: { type: 'boolean', default: false },
+  output: { type: 'string' },
   quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -32,6 +33,7 @@ export const CLI_OPTIONS = {
 export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
        mirrorc init [dir]
        mirrorc explain <cluster>/<namespace>/<service> [--json]
+       mirrorc status [--output table|json]
        mirrorc <command> --help     that command's options;  mirrorc --version
        mirrorc access --kubeconfig-out <file> [--cluster <name>] [--duration 1h]   (see mirrorc access --help)
 
@@ -45,6 +47,11 @@ export const USAGE = `usage: mirrorc <synth|plan|check|observe> [options]
            (and which label fails), the mode, the check that skipped it, its readiness, its files in <out>/;
            also takes a mirror in a source (west/shop/web-east); offline, from the lock and the fleet file;
            exit 2 for a service the lock and <out>/ do not know (with the closest name, and why it may be missing)
+  status   read-only, with the reader identity: per source the mirrors in the lock against the live ones
+           (missing, unexpected, ports, ClusterIP pin or endpoints differing from <out>/), their ready
+           endpoints and, with Flux, the Kustomizations' applied revision against the lock's commit; per
+           target stale since, and its gateway probed from here (gateway.probe); what it cannot read is
+           said (exit 10-15: the most urgent problem class, see docs/status.md)
   access   from an admin context, mint the read-only observer kubeconfig (short-lived tokens) for the fleet
 
 options:
@@ -68,6 +75,7 @@ options:
   -q, --quiet          print only errors and warnings on stderr
   -v, --verbose        also print each changed field and timings on stderr
   --json               explain: print the explanation as JSON (reason codes as data)
+  --output <format>    status: table (default) or json (a versioned document, statusFormat 1)
   --kubeconfig <file>  kubeconfig for clusters whose access names none
   --timeout <ms>       client-side timeout of one API request (default: 10000)
   -h, --help           show this help (after a command: that command's help)
@@ -77,4 +85,8 @@ exit codes: 0 ok, 1 unexpected failure, 2 invalid input, 3 compile errors, 4 --s
             5 check found differences, 6 another run is writing <out>/ (see --wait),
             7 removal guard (confirm with --confirm-removals),
             8 <out>/, the lock or the report could not be written (disk full, read-only, permissions),
-            9 a cluster stale for longer than --max-stale (the output was written)`;
+            9 a cluster stale for longer than --max-stale (the output was written),
+            10 status: a mirror missing, unexpected or differing live, 11 status: a mirror with no ready endpoint,
+            12 status: Flux behind the lock's commit or not Ready, 13 status: a cluster stale in the lock,
+            14 status: a cluster or its GitOps objects not readable with the reader identity,
+            15 status: a target's gateway failing its probe from here`;

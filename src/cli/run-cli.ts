@@ -1,4 +1,4 @@
-/** `mirrorc` command line: `synth|plan|check|observe|init|access [options]` (see {@link USAGE}); main.ts runs it on the process's arguments. */
+/** `mirrorc` command line: `synth|plan|check|observe|init|explain|status|access [options]` (see {@link USAGE}); main.ts runs it on the process's arguments. */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,7 +14,7 @@ import { runSynth } from '../pipeline/run-synth.js';
 import { printErr, printOut } from '../util/print.js';
 
 /** Commands the command line knows (for "did you mean"). */
-const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'explain', 'access'];
+const KNOWN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), 'init', 'explain', 'status', 'access'];
 
 /** parseArgs' error as a message with advice that fits mirrorc (an unknown option: the closest known one). */
 function parseErrorMessage(e: Error & { code?: string }, command: string | undefined): string {
@@ -64,6 +64,7 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
   }
   if (command === 'init') return (await import('./init-command.js')).runInit(argv, positionals.slice(1));
   if (command === 'explain') return (await import('./explain-command.js')).runExplainCommand(argv, positionals.slice(1), values);
+  if (command === 'status') return (await import('./status-command.js')).runStatusCommand(argv, positionals.slice(1), values);
   if (!Object.hasOwn(COMMANDS, command) || positionals.length > 1) {
     const suggestion = positionals.length === 1 ? didYouMean(command, KNOWN_COMMANDS) : undefined;
     return await commandLineFailure(argv, ExitCode.INVALID_INPUT, `unknown command "${positionals.join(' ')}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, USAGE);

@@ -14,6 +14,8 @@ export interface ObservedCluster {
   readonly mcsTarget?: boolean;
   /** Some MCS link mirrors into it (its ServiceImports are listed). @default false */
   readonly mcsSource?: boolean;
+  /** A source of a fleet delivered by Flux (`mirrorc status` lists its Kustomizations). @default false */
+  readonly fluxSource?: boolean;
 }
 
 /** Every cluster at either end of a link, sorted by name. */
@@ -22,7 +24,8 @@ export function observedClusters(fleet: FleetSpec): ObservedCluster[] {
   const targets = new Set(fleet.links.map((l) => l.target));
   const mcsTargets = new Set(fleet.links.filter(readsServiceExports).map((l) => l.target));
   const mcsSources = new Set(fleet.links.filter((l) => l.mcs === true).map((l) => l.source));
+  const flux = fleet.delivery?.flux !== undefined;
   return [...new Set([...sources, ...targets])]
     .sort(compareStrings)
-    .map((name) => ({ name, source: sources.has(name), target: targets.has(name), mcsTarget: mcsTargets.has(name), mcsSource: mcsSources.has(name) }));
+    .map((name) => ({ name, source: sources.has(name), target: targets.has(name), mcsTarget: mcsTargets.has(name), mcsSource: mcsSources.has(name), fluxSource: flux && sources.has(name) }));
 }

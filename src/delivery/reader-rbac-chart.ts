@@ -28,7 +28,7 @@ export class ReaderRbacChart extends Chart {
     });
     new k8s.KubeClusterRole(this, 'cluster-role', {
       metadata: { name: OBSERVER_NAME, labels: LABELS },
-      rules: observationRules({ source: cluster.source, target: cluster.target, mcsTarget: cluster.mcsTarget, mcsSource: cluster.mcsSource }).map((r) => ({
+      rules: observationRules({ source: cluster.source, target: cluster.target, mcsTarget: cluster.mcsTarget, mcsSource: cluster.mcsSource, fluxSource: cluster.fluxSource }).map((r) => ({
         apiGroups: [...r.apiGroups],
         resources: [...r.resources],
         ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}),

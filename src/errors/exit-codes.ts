@@ -24,4 +24,19 @@ export const ExitCode = {
    * the job fails so that people look, while the mirrors stay as they were.
    */
   STALE_LIMIT: 9,
+  /**
+   * `status`: a mirror of the lock is missing in its source cluster, a managed mirror there is not in
+   * the lock, or a data-plane field (ports, ClusterIP pin, endpoint addresses) differs from `dist/`.
+   */
+  STATUS_MIRRORS_DIFFER: 10,
+  /** `status`: a mirror has no ready endpoint in its source cluster (traffic to it fails). */
+  STATUS_NO_READY_ENDPOINTS: 11,
+  /** `status`: the GitOps tool has not applied the commit holding the lock, or reports a failure. */
+  STATUS_GITOPS_BEHIND: 12,
+  /** `status`: the lock says a cluster is stale (could not be observed, or a target held back by the removal guard). */
+  STATUS_STALE: 13,
+  /** `status`: a cluster (or its GitOps objects) could not be read with the reader identity: what status says of it is not known. */
+  STATUS_NOT_VISIBLE: 14,
+  /** `status`: a target's gateway failed the probe made from where status runs (`gateway.probe`). */
+  STATUS_GATEWAY_DOWN: 15,
 } as const;

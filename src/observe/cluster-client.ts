@@ -277,6 +277,25 @@ export class ClusterClient {
     }
   }
 
+  /**
+   * The objects of a custom resource in one namespace with a label selector, as raw JSON, or
+   * undefined when the API server does not serve the resource (its CRD is not installed: HTTP 404).
+   */
+  public async listNamespacedCustomObjects(resource: { readonly group: string; readonly version: string; readonly plural: string }, namespace: string, labelSelector: string): Promise<Record<string, unknown>[] | undefined> {
+    const what = `list ${resource.plural}.${resource.group} in namespace ${namespace} with selector "${labelSelector}"`;
+    try {
+      return await this.paginate<Record<string, unknown>>(what, (cont, opts) =>
+        this.custom.listNamespacedCustomObject(
+          { group: resource.group, version: resource.version, namespace, plural: resource.plural, labelSelector, limit: this.pageSize, _continue: cont },
+          opts,
+        ) as Promise<Page<Record<string, unknown>>>,
+      true);
+    } catch (e) {
+      if (e instanceof NotFound) return undefined;
+      throw e;
+    }
+  }
+
   /** The bounded transport for one attempt: the deadline and the per-request timeout abort it, the body is read and scanned under `limit`. */
   private callOptions(limit: BodyLimit): CallOptions {
     const { maxNestingDepth, maxStringBytes } = this.meter.budget;

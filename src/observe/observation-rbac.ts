@@ -5,6 +5,7 @@
  */
 import { TRUST_ROOTS_CONFIGMAP } from '../contract/linkerd.js';
 import { MCS_API_GROUP, MCS_SERVICE_EXPORTS_RESOURCE, MCS_SERVICE_IMPORTS_RESOURCE } from '../contract/kubernetes.js';
+import { FLUX_KUSTOMIZATIONS_RESOURCE, FLUX_KUSTOMIZE_API_GROUP } from '../contract/flux.js';
 import { compareStrings } from '../util/order.js';
 
 /** One RBAC policy rule, in the shape of `rbac.authorization.k8s.io/v1` PolicyRule. */
@@ -67,16 +68,26 @@ export const SOURCE_OBSERVATION_RULES: readonly ObservationRule[] = [
 export const SERVICE_IMPORTS_RULE: ObservationRule = { apiGroups: [MCS_API_GROUP], resources: [MCS_SERVICE_IMPORTS_RESOURCE], verbs: ['list'] };
 
 /**
- * The union, for a cluster that is both a source and a target; `mcsTarget`: a target of a link that
- * reads ServiceExports; `mcsSource`: a source of an MCS link.
+ * What `mirrorc status` adds in a source of a fleet delivered by Flux (`GitOpsDelivery` with
+ * `flux`): `list` of Flux's Kustomizations, to compare the revision each applied with the lock's
+ * commit (src/status/flux-status.ts). Synth never uses it. A ClusterRole rule: a Role in Flux's
+ * namespace would make every sync fail where that namespace does not exist yet.
  */
-export function observationRules(roles: { readonly source: boolean; readonly target: boolean; readonly mcsTarget?: boolean; readonly mcsSource?: boolean }): ObservationRule[] {
+export const FLUX_STATUS_RULE: ObservationRule = { apiGroups: [FLUX_KUSTOMIZE_API_GROUP], resources: [FLUX_KUSTOMIZATIONS_RESOURCE], verbs: ['list'] };
+
+/**
+ * The union, for a cluster that is both a source and a target; `mcsTarget`: a target of a link that
+ * reads ServiceExports; `mcsSource`: a source of an MCS link; `fluxSource`: a source of a fleet delivered by Flux
+ * ({@link FLUX_STATUS_RULE}, for `mirrorc status`).
+ */
+export function observationRules(roles: { readonly source: boolean; readonly target: boolean; readonly mcsTarget?: boolean; readonly mcsSource?: boolean; readonly fluxSource?: boolean }): ObservationRule[] {
   const byKey = new Map<string, ObservationRule>();
   const rules = [
     ...(roles.target ? TARGET_OBSERVATION_RULES : []),
     ...(roles.target && roles.mcsTarget === true ? [SERVICE_EXPORTS_RULE] : []),
     ...(roles.source ? SOURCE_OBSERVATION_RULES : []),
     ...(roles.source && roles.mcsSource === true ? [SERVICE_IMPORTS_RULE] : []),
+    ...(roles.source && roles.fluxSource === true ? [FLUX_STATUS_RULE] : []),
   ];
   for (const rule of rules) {
     for (const group of rule.apiGroups) {

@@ -80,8 +80,11 @@ export interface ProbeBounds {
   readonly outOfTime: string;
 }
 
-/** Probes until one URL answers 200, at most {@link GATEWAY_PROBE_FAILURE_THRESHOLD} attempts one period apart, within `bounds`. */
-export async function probeGateway(plan: ProbePlan, bounds?: ProbeBounds): Promise<ProbeOutcome> {
+/**
+ * Probes until one URL answers 200, at most {@link GATEWAY_PROBE_FAILURE_THRESHOLD} attempts one period apart, within `bounds`.
+ * `onRequest` is called as each request starts (status measures the answering one's latency).
+ */
+export async function probeGateway(plan: ProbePlan, bounds?: ProbeBounds, onRequest?: () => void): Promise<ProbeOutcome> {
   const timeoutMs = Math.min(Math.max(plan.periodMs, 1000), MAX_REQUEST_MS);
   const urls = bounds ? plan.urls.slice(0, bounds.maxAddresses) : plan.urls;
   let answered = false;
@@ -95,6 +98,7 @@ export async function probeGateway(plan: ProbePlan, bounds?: ProbeBounds): Promi
     for (const url of urls) {
       try {
         const signal = timeoutSignal(timeoutMs, bounds?.signal);
+        onRequest?.();
         const response = await fetch(url, { signal, redirect: 'manual' });
         await response.body?.cancel();
         answered = true;

@@ -16,7 +16,8 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { printableJson } from '../util/printable-text.js';
 import { sortedUnique } from '../util/order.js';
-import { redact } from '../util/redact.js';
+import { redactServerAddresses } from '../util/redact.js';
+import { ownVersion } from '../cli/own-version.js';
 import type { RunLog } from './run-log.js';
 import type { DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -73,6 +74,8 @@ export interface SourceReport extends ClusterState {
 export interface RunReport {
   /** The report format's version (1); bumped on incompatible changes. */
   readonly reportFormat: typeof REPORT_FORMAT;
+  /** The version of mirrorc that wrote the report (its package.json's). */
+  readonly mirrorcVersion: string;
   /** The command that ran. */
   readonly command: ReportCommand;
   /** The run's exit code (documented with the CLI). */
@@ -127,7 +130,7 @@ export interface RunFacts {
   readonly errorCode?: DiagnosticDefinition;
 }
 
-/** Builds the report of a run; credentials are redacted from every message in it. */
+/** Builds the report of a run; credentials and API server addresses are redacted from every message in it. */
 export function buildRunReport(facts: RunFacts): RunReport {
   const spec = facts.spec;
   const state = (cluster: string, role: 'target' | 'source'): ClusterState => {
@@ -140,7 +143,7 @@ export function buildRunReport(facts: RunFacts): RunReport {
       reachable: observed ? failed === undefined : null,
       stale: since !== null || failed !== undefined,
       staleSince: since,
-      error: failed ? redact(failed.error.message) : null,
+      error: failed ? redactServerAddresses(failed.error.message) : null,
     };
   };
   const compiled = (cluster: string): boolean => facts.tree !== undefined && (facts.shard === undefined || facts.shard.includes(cluster));
@@ -165,30 +168,31 @@ export function buildRunReport(facts: RunFacts): RunReport {
   });
   return {
     reportFormat: REPORT_FORMAT,
+    mirrorcVersion: ownVersion(),
     command: facts.command,
     exitCode: facts.exitCode,
-    error: facts.error !== undefined ? redact(facts.error) : null,
+    error: facts.error !== undefined ? redactServerAddresses(facts.error) : null,
     offline: facts.offline,
     shard: facts.shard ? sortedUnique(facts.shard) : null,
     lockChanged: facts.lockChanged,
     targets,
     sources,
-    warnings: facts.diagnostics.map((d) => redact(d.message)),
+    warnings: facts.diagnostics.map((d) => redactServerAddresses(d.message)),
     diagnostics: [
       ...staleDiagnostics(facts.stale),
       ...facts.diagnostics,
       ...(facts.errorDiagnostics ?? []),
       ...(facts.error !== undefined ? [runErrorDiagnostic(facts.exitCode, facts.error, facts.errorCode)] : []),
-    ].map((d) => ({ ...d, message: redact(d.message) })),
+    ].map((d) => ({ ...d, message: redactServerAddresses(d.message) })),
   };
 }
 
 /** The report's `heldBack` field of `cluster`: why it was held back (redacted), when it was. */
 function heldBackOf(facts: Pick<RunFacts, 'heldBack' | 'suspects'>, cluster: string): { heldBack?: string } {
   const suspect = facts.suspects?.find((s) => s.cluster === cluster);
-  if (suspect) return { heldBack: redact(suspectReason(suspect)) };
+  if (suspect) return { heldBack: redactServerAddresses(suspectReason(suspect)) };
   const held = facts.heldBack?.find((h) => h.target === cluster);
-  return held ? { heldBack: redact(heldBackReason(held)) } : {};
+  return held ? { heldBack: redactServerAddresses(heldBackReason(held)) } : {};
 }
 
 /** The `--report` path that means stdout. */

@@ -19,7 +19,7 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 
 /** Bumped whenever the rendered text of an unchanged input could change (a new field, another format). */
-export const RENDER_FORMAT = 'mirrorc-render-3';
+export const RENDER_FORMAT = 'mirrorc-render-4';
 /** Bumped whenever a source's planning reads something its digest ({@link UnitInputs.source}) does not cover. */
 export const PLAN_FORMAT = 'mirrorc-plan-1';
 

@@ -30,3 +30,21 @@ export function redact(text: string): string {
     .replace(HTTP_CREDENTIAL, `$1 ${REDACTED}`)
     .replace(SECRET_FIELD, (_whole: string, prefix: string, quote: string) => `${prefix}${quote}${REDACTED}${quote}`);
 }
+
+/** What replaces the address of an API server (or of another endpoint a client error names) in a report. */
+export const SERVER_ADDRESS = '<server>';
+
+/** `https://host:port`: a URL's scheme and authority (its path is kept: it names a resource, not a place). */
+const URL_AUTHORITY = /\b(https?:\/\/)(?:\[[0-9A-Fa-f:.]+\](?::\d+)?|[^\s/?#"'<>[\]]+)/gi;
+
+/** `connect ECONNREFUSED 10.0.0.1:6443`: a socket error naming the address it tried. */
+const SOCKET_ADDRESS = /\b(E[A-Z]{4,}) (?:\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:.]*[0-9A-Fa-f]):\d+\b/g;
+
+/**
+ * `text` with API server URLs and the addresses socket errors name replaced by {@link SERVER_ADDRESS}
+ * (and credentials by {@link REDACTED}, see {@link redact}): what a report that becomes a CI artifact
+ * carries. A kubeconfig's server address says where a fleet's control planes are; the report does not need it.
+ */
+export function redactServerAddresses(text: string): string {
+  return redact(text).replace(URL_AUTHORITY, `$1${SERVER_ADDRESS}`).replace(SOCKET_ADDRESS, `$1 ${SERVER_ADDRESS}`);
+}

@@ -63,6 +63,8 @@ export interface FluxControllerProps {
 export interface PublishOptions {
   /** Announce this digest instead of the tarball's (to see the controller refuse it). @default the tarball's sha256 */
   readonly digest?: string;
+  /** Announce this revision, e.g. `main@sha1:<a real git commit of root>`. @default `<branch>@sha1:<the tarball's sha1>` */
+  readonly revision?: string;
 }
 
 export interface WaitOptions {
@@ -250,7 +252,7 @@ class Controller implements FluxController {
     const body = await deterministicTarball(root, paths);
     const sha256 = createHash('sha256').update(body).digest('hex');
     // A Git source's revision is `<branch>@sha1:<commit>`: the tarball's sha1 stands in for the commit.
-    const revision = `${this.branch}@sha1:${createHash('sha1').update(body).digest('hex')}`;
+    const revision = options.revision ?? `${this.branch}@sha1:${createHash('sha1').update(body).digest('hex')}`;
     const artifactPath = `gitrepository/${this.namespace}/${this.sourceName}/${sha256}.tar.gz`;
     const url = this.server.put(`/${artifactPath}`, body);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');

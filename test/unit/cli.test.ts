@@ -245,3 +245,26 @@ test('every refusal of the command line writes the --report file (an invalid --w
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('status: its own help with only its options and exit codes 10-14; options it does not take, an unknown --output and an argument are exit 2', () => {
+  // GIVEN status's help WHEN asked THEN it lists its options, not synth's, and its exit codes
+  const help = mirrorc(['status', '--help']);
+  assert.equal(help.status, ExitCode.OK, help.stderr);
+  assert.match(help.stdout, /^usage: mirrorc status \[options\]/);
+  assert.match(help.stdout, /--output <format>/);
+  assert.match(help.stdout, /--kubeconfig <file>/);
+  assert.doesNotMatch(help.stdout, /--offline|--wait|--confirm-removals|--report/);
+  assert.match(help.stdout, /10 a mirror missing, unexpected or differing live, 11 a mirror with no ready endpoint/);
+  // AND --output is status's alone
+  assert.doesNotMatch(mirrorc(['synth', '--help']).stdout, /--output/);
+  // WHEN it gets what it does not take THEN exit 2 with why (it contacts nothing: the example fleet's clusters are not reachable here)
+  for (const [args, message] of [
+    [['status', '--offline'], /status does not take --offline: it only reads/],
+    [['status', '--output', 'yaml'], /--output must be table or json, not "yaml"/],
+    [['status', 'london'], /status takes no argument, not "london"/],
+  ] as const) {
+    const r = mirrorc([...args]);
+    assert.equal(r.status, ExitCode.INVALID_INPUT, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+});

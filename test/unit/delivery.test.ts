@@ -254,8 +254,8 @@ describe('reader RBAC in dist/', () => {
   const parse = (path: string): { kind: string; apiVersion: string; rules?: unknown } => YAML.parse(readFileSync(path, 'utf8'));
 
   test('each observed cluster gets a ClusterRole with exactly the observation rules of its roles', () => {
-    // london is only a source, paris only a target, east and west both (example fleet)
-    const expected = { london: { source: true, target: false, mcsSource: true }, paris: { source: false, target: true }, east: { source: true, target: true }, west: { source: true, target: true }, oslo: { source: false, target: true, mcsTarget: true } };
+    // london is only a source, paris only a target, east and west both (example fleet, delivered by Flux: its sources may list Kustomizations, for status)
+    const expected = { london: { source: true, target: false, mcsSource: true, fluxSource: true }, paris: { source: false, target: true }, east: { source: true, target: true, fluxSource: true }, west: { source: true, target: true, fluxSource: true }, oslo: { source: false, target: true, mcsTarget: true } };
     for (const [cluster, roles] of Object.entries(expected)) {
       const role = parse(`dist/${cluster}/base/clusterrole-mirrorc-observer.yaml`);
       assert.deepEqual(role.rules, observationRules(roles), cluster);
@@ -279,7 +279,13 @@ describe('reader RBAC in dist/', () => {
       { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+      { apiGroups: ['kustomize.toolkit.fluxcd.io'], resources: ['kustomizations'], verbs: ['list'] },
     ]);
+    // Only sources list Kustomizations (status compares the revision Flux applied there), and only in a fleet delivered by Flux.
+    for (const [cluster, roles] of Object.entries(expected)) {
+      assert.equal(JSON.stringify(parse(`dist/${cluster}/base/clusterrole-mirrorc-observer.yaml`).rules).includes('kustomizations'), roles.source, cluster);
+    }
+    assert.ok(!JSON.stringify(observationRules({ source: true, target: true })).includes('kustomizations'));
   });
 
   test('the AppProject allows every kind that dist/ holds, with the right scope, and every cluster-scoped name', () => {

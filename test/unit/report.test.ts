@@ -4,6 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ExitCode } from '../../src/errors/exit-codes.js';
+import { ownVersion } from '../../src/cli/own-version.js';
 import { REPORT_FORMAT } from '../../src/report/report.js';
 import { exampleCopy } from './support/example-copy.js';
 
@@ -31,6 +32,7 @@ test('the report of a plan lists, per source, exactly the changed files, and per
     const report = JSON.parse(readFileSync(reportFile, 'utf8'));
     assert.deepEqual(report, {
       reportFormat: REPORT_FORMAT,
+      mirrorcVersion: ownVersion(),
       command: 'plan',
       exitCode: 0,
       error: null,
