@@ -86,6 +86,7 @@ export const Diag = {
   RUN_BUSY: { code: 'MRC5002', severity: 'error', title: 'another mirrorc run holds the output\'s run lock', hint: 'wait for it to finish, or raise --wait' },
   WRITE_FAILED: { code: 'MRC5003', severity: 'error', title: 'the output or the lock could not be written; the previous output is in place', hint: 'check disk space and permissions of the output folder' },
   DELIVERY_SETTING: { code: 'MRC5101', severity: 'warning', title: 'a GitOps delivery setting needs attention', hint: 'follow the advice in the message (docs on delivery)' },
+  ARGOCD_APPLICATION_TOO_LARGE: { code: 'MRC5102', severity: 'warning', title: 'a unit family holds so many objects that its Argo CD Application nears etcd\'s size limit', hint: 'narrow the link of that target (namespaces, selector) or deliver the cluster with Flux (docs/argocd.md, "What scales, and why")' },
   INTERNAL: { code: 'MRC5900', severity: 'error', title: 'unexpected failure (a bug in mirrorc)', hint: 'report it with the output of the run' },
 } as const satisfies Record<string, DiagnosticDefinition>;
 
