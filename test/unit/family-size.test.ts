@@ -4,7 +4,13 @@
  * family could reach the cap.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import { renderLockFile } from '../../src/observe/lock-file.js';
+import { runSynth } from '../../src/pipeline/run-synth.js';
 import { ARGOCD_FAMILY_OBJECT_CAP, countObjects, oversizedFamilies, oversizedFamilyMessage } from '../../src/delivery/family-size.js';
 import type { UnitRecord } from '../../src/state/lock-document.js';
 import { App } from 'cdk8s';
@@ -54,14 +60,19 @@ describe('oversizedFamilies', () => {
   });
 });
 
-describe('synthFleet reports a family past the cap (MRC5102)', () => {
+/** london mirrors `services` gateway services of paris, delivered by Argo CD or Flux. */
+const defineFleet = (argoCd: boolean) => (fleet: Fleet): void => {
+  const london = new Cluster(fleet, 'london');
+  new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris') });
+  new GitOpsDelivery(fleet, 'delivery', { repoUrl: 'https://git.example/fleet.git', ...(argoCd ? { argoCd: {} } : { flux: {} }) });
+};
+const observed = (services: number) => snapshot({ paris: target(Array.from({ length: services }, (_, i) => service('shop', `s${String(i).padStart(4, '0')}`))) }, { london: source(['shop']) });
+
+describe('synth reports a family past the cap (MRC5102)', () => {
   const synth = (services: number, argoCd: boolean) => {
     const fleet = new Fleet(new App(), 'fleet');
-    const london = new Cluster(fleet, 'london');
-    new Link(fleet, 'london-from-paris', { source: london, target: new Cluster(fleet, 'paris') });
-    new GitOpsDelivery(fleet, 'delivery', { repoUrl: 'https://git.example/fleet.git', ...(argoCd ? { argoCd: {} } : { flux: {} }) });
-    const snap = snapshot({ paris: target(Array.from({ length: services }, (_, i) => service('shop', `s${String(i).padStart(4, '0')}`))) }, { london: source(['shop']) });
-    return synthFleet({ fleet, snapshot: snap });
+    defineFleet(argoCd)(fleet);
+    return synthFleet({ fleet, snapshot: observed(services) });
   };
 
   test('GIVEN 1,400 gateway mirrors of one target (three objects each) THEN the family is reported with the number of objects its files hold; Flux delivery is not concerned', () => {
@@ -72,5 +83,24 @@ describe('synthFleet reports a family past the cap (MRC5102)', () => {
     const found = files.diagnostics.filter((d) => d.code === 'MRC5102');
     assert.deepEqual(found.map((d) => [d.cluster, d.message.split(':')[1]]), [['london', ` unit family "from-paris" holds ${objects} objects in ${units} units, at least 4000`]]);
     assert.deepEqual(synth(1400, false).diagnostics.filter((d) => d.code === 'MRC5102'), []);
+  });
+
+  test('GIVEN the same fleet synthesised again with nothing changed (every unit kept, none rendered) THEN the run warns exactly as the first did', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mirrorc-family-size-'));
+    try {
+      const lockFile = join(dir, 'fleet.lock.json');
+      writeFileSync(lockFile, renderLockFile(observed(1400)));
+      const run = () => runSynth({ define: defineFleet(true), lockFile, outDir: join(dir, 'dist'), offline: true, log: () => {}, print: () => {} });
+      const first = await run();
+      assert.equal(first.exitCode, ExitCode.OK, first.error);
+      const warned = first.diagnostics.filter((d) => d.code === 'MRC5102');
+      assert.equal(warned.length, 1);
+      const second = await run();
+      assert.equal(second.exitCode, ExitCode.OK, second.error);
+      assert.deepEqual(second.changes.flatMap((c) => [...c.added, ...c.changed, ...c.removed]), [], 'the second run renders and writes nothing');
+      assert.deepEqual(second.diagnostics.filter((d) => d.code === 'MRC5102'), warned);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
