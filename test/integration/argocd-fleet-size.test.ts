@@ -1,14 +1,16 @@
 /**
  * The Argo CD layout for fleet size (issue 35) with a real Argo CD (test/harness/argocd.ts) and real
  * kube-apiservers: the migration from the ApplicationSet synth wrote before (one Application per
- * cluster with a source per unit) keeps every object, and pinned ClusterIPs past the Service CIDR's
- * static band do not collide with the Services the same sync creates. The tests build on each other
- * (one fleet, one Argo CD, one sequence of commits).
+ * cluster with a source per unit) keeps every object; pinned ClusterIPs past the Service CIDR's
+ * static band do not collide with the Services the same sync creates; and a source with more pins
+ * than one band holds pins them in the band of a second ServiceCIDR, where Services of another
+ * Application cannot take them. The tests build on each other (one fleet, one Argo CD, one sequence
+ * of commits).
  *
  * Fleet: london mirrors paris (gateway mode; a StatefulSet's per-pod mirrors with ClusterIPs pinned in
- * london's `pinnedServiceIPRange`, and, in the last test, in a block of a second ServiceCIDR). The apiservers' Service CIDR is a /23, so that its static band
- * (KEP-3070: min(max(16, 512/16), 256) = 32 addresses) is small and the dynamic band (~478 addresses)
- * is small enough for a collision to be likely when pinned and unpinned Services race.
+ * london's `pinnedServiceIPRange`, and, in the last test, in `additionalPinnedServiceIPRanges`). The
+ * apiservers' Service CIDR is a /23, so that its static band (KEP-3070: min(max(16, 512/16), 256) =
+ * 32 addresses) is small and the dynamic band (478 addresses) small enough to race in, or to fill.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
