@@ -17,8 +17,8 @@
  * The blocks are `pinnedServiceIPRange` and then `additionalPinnedServiceIPRanges`.
  */
 import type { PinnedRangeService } from '../../snapshot/snapshot.js';
-import { addressAt, canonicalIp, parseIpRange, rangeContains } from '../../util/ip-range.js';
-import { pinOrder } from './pin-order.js';
+import { canonicalIp, parseIpRange, rangeContains } from '../../util/ip-range.js';
+import { freeAddresses, pinOrder } from './pin-order.js';
 import { compareStrings } from '../../util/order.js';
 import type { Diagnostics } from '../diagnostics.js';
 import { Diag } from '../../diagnostics/diagnostic-codes.js';
@@ -104,19 +104,7 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
   }
   for (const ip of allocation.values()) taken.add(ip);
 
-  const segments = pinOrder(blocks, input.serviceCidrs);
-  let segment = 0;
-  let offset = segments[0]?.first ?? 0n;
-  const next = (): string | undefined => {
-    for (; segment < segments.length; segment++, offset = segments[segment]?.first ?? 0n) {
-      const { range, last } = segments[segment]!;
-      for (; offset <= last; offset++) {
-        const ip = addressAt(range, offset);
-        if (!taken.has(ip)) return ip;
-      }
-    }
-    return undefined;
-  };
+  const next = freeAddresses(pinOrder(blocks, input.serviceCidrs), taken);
   for (const request of pending) {
     const key = pinnedKey(request.namespace, request.name);
     const ip = next();

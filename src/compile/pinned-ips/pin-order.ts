@@ -9,7 +9,7 @@
  * every declared Service CIDR that holds the block (none when none holds it); without, the block's
  * first 256 (no band is larger, so nothing past them can be in one).
  */
-import { parseIpRange, rangeWithin, type IpRange } from '../../util/ip-range.js';
+import { addressAt, parseIpRange, rangeWithin, type IpRange } from '../../util/ip-range.js';
 import { pinnableOffsets, STATIC_BAND_MAX, staticBandSize } from './band.js';
 
 /** Offsets `first` to `last` (inclusive) of `range`. */
@@ -59,4 +59,20 @@ export function pinOrder(ranges: readonly string[], serviceCidrs?: readonly stri
     push(rest, { range, first: band.last + 1n, last: pinnable.last, inBand: false });
   }
   return [...inBand, ...rest];
+}
+
+/** Walks `segments` in order: each call gives the next address not in `taken` (read at each call), undefined once none is left. */
+export function freeAddresses(segments: readonly PinSegment[], taken: ReadonlySet<string>): () => string | undefined {
+  let segment = 0;
+  let offset = segments[0]?.first ?? 0n;
+  return () => {
+    for (; segment < segments.length; segment++, offset = segments[segment]?.first ?? 0n) {
+      const { range, last } = segments[segment]!;
+      for (; offset <= last; offset++) {
+        const ip = addressAt(range, offset);
+        if (!taken.has(ip)) return ip;
+      }
+    }
+    return undefined;
+  };
 }
