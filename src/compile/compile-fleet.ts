@@ -7,6 +7,7 @@
  */
 import type { Construct } from 'constructs';
 import type { ClusterSpec, FleetSpec, LinkSpec } from '../model/fleet-spec.js';
+import { pinnedRangesOf } from '../model/pinned-ranges.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { unitFamily } from '../delivery/delivery-units.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
@@ -182,8 +183,11 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   for (const source of sources) {
     const cluster = memo.cluster(source);
     if (cluster?.pinnedServiceIPRange === undefined) continue;
-    const problem = staticBandProblem({ source, range: cluster.pinnedServiceIPRange, ...(cluster.serviceCidrs ? { serviceCidrs: cluster.serviceCidrs } : {}), pinned: pinned[source] ?? {} });
-    if (problem) diagnostics.warn(Diag.PINNED_RANGE_OUTSIDE_STATIC_BAND, problem, { cluster: source });
+    for (const [i, range] of pinnedRangesOf(cluster).entries()) {
+      const field = i === 0 ? 'pinnedServiceIPRange' : 'additionalPinnedServiceIPRanges';
+      const problem = staticBandProblem({ source, range, field, ...(cluster.serviceCidrs ? { serviceCidrs: cluster.serviceCidrs } : {}), pinned: pinned[source] ?? {} });
+      if (problem) diagnostics.warn(Diag.PINNED_RANGE_OUTSIDE_STATIC_BAND, problem, { cluster: source });
+    }
   }
   return { plans, warnings: diagnostics.warnings, diagnostics: diagnostics.warningFindings, requirements, pinnedServiceIPs: sortedRecord(pinned), planRows: [...trust.planRows, ...diagnostics.notes] };
 }
@@ -596,6 +600,8 @@ function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapsh
     {
       source: source.name,
       range: source.pinnedServiceIPRange,
+      ...(source.additionalPinnedServiceIPRanges !== undefined ? { additionalRanges: source.additionalPinnedServiceIPRanges } : {}),
+      ...(source.serviceCidrs !== undefined ? { serviceCidrs: source.serviceCidrs } : {}),
       requests,
       previous: snapshot.pinnedServiceIPs?.[source.name] ?? {},
       live: snapshot.sources[source.name]?.pinnedRangeServices,

@@ -68,10 +68,10 @@ export const Diag = {
   SERVICE_IMPORT_SKIPPED: { code: 'MRC3022', severity: 'warning', title: 'an MCS ServiceImport, or one cluster\'s endpoints of it, is not written', hint: 'rename the services that clash, or make the exported services agree' },
   MIRROR_NAME_INVALID: { code: 'MRC3023', severity: 'warning', title: 'a mirror\'s name is too long, or taken by a Service mirrorc does not own; skipped', hint: 'shorten the service or cluster name, or exclude the service from the link' },
   MIRROR_NAME_CLASH: { code: 'MRC3024', severity: 'warning', title: 'two mirrors would get the same name; the current owner keeps it', hint: 'rename one of the services, or exclude one from its link' },
-  PINNED_IP_UNAVAILABLE: { code: 'MRC3025', severity: 'warning', title: 'a per-pod mirror got no pinned ClusterIP; skipped', hint: 'widen the source\'s pinnedServiceIPRange or free addresses in it' },
+  PINNED_IP_UNAVAILABLE: { code: 'MRC3025', severity: 'warning', title: 'a per-pod mirror got no pinned ClusterIP; skipped', hint: 'free addresses in the source\'s pinned blocks, or add a block at the bottom of another ServiceCIDR (additionalPinnedServiceIPRanges, docs/modes/headless.md)' },
   LINKERD_MIRROR_NOT_ADOPTED: { code: 'MRC3027', severity: 'warning', title: 'a mirror\'s name is held by a Service Linkerd\'s service-mirror controller wrote; skipped', hint: 'to take Linkerd\'s mirrors over in place, set adoptLinkerdMirrors: true on the link of their target (docs/migrate-from-linkerd-controller.md)' },
   LINKERD_FORM_KEPT: { code: 'MRC3028', severity: 'warning', title: 'a link\'s mirrors stay in Linkerd\'s endpoint form (Kubernetes makes their EndpointSlices), although the link no longer adopts', hint: 'set adoptLinkerdMirrors: true on the link again; leaving the form would empty the mirrors in Linkerd\'s destination (docs/migrate-from-linkerd-controller.md)' },
-  PINNED_RANGE_OUTSIDE_STATIC_BAND: { code: 'MRC3026', severity: 'warning', title: 'pinned ClusterIPs can lie outside the Service CIDR\'s static band, where the API server may give them to other Services', hint: 'declare pinnedServiceIPRange inside the static band (at most 256 addresses at the bottom of the Service CIDR, e.g. 10.96.0.0/24) and the cluster\'s serviceCidrs (docs/modes/headless.md)' },
+  PINNED_RANGE_OUTSIDE_STATIC_BAND: { code: 'MRC3026', severity: 'warning', title: 'pinned ClusterIPs can lie outside the Service CIDR\'s static band, where the API server may give them to other Services', hint: 'declare pinnedServiceIPRange inside the static band (at most 256 addresses at the bottom of the Service CIDR, e.g. 10.96.0.0/24) and the cluster\'s serviceCidrs; for more pins, a block at the bottom of each further ServiceCIDR in additionalPinnedServiceIPRanges (docs/modes/headless.md)' },
   COMPILE_FAILED: { code: 'MRC3900', severity: 'error', title: 'compile found errors; nothing was written', hint: 'fix each problem listed (with --strict, per-mirror problems are errors too)' },
 
   // MRC4xxx: the safety guards.
@@ -86,6 +86,7 @@ export const Diag = {
   RUN_BUSY: { code: 'MRC5002', severity: 'error', title: 'another mirrorc run holds the output\'s run lock', hint: 'wait for it to finish, or raise --wait' },
   WRITE_FAILED: { code: 'MRC5003', severity: 'error', title: 'the output or the lock could not be written; the previous output is in place', hint: 'check disk space and permissions of the output folder' },
   DELIVERY_SETTING: { code: 'MRC5101', severity: 'warning', title: 'a GitOps delivery setting needs attention', hint: 'follow the advice in the message (docs on delivery)' },
+  ARGOCD_APPLICATION_TOO_LARGE: { code: 'MRC5102', severity: 'warning', title: 'a unit family holds so many objects that its Argo CD Application nears etcd\'s size limit', hint: 'narrow the link of that target (namespaces, selector) or deliver the cluster with Flux (docs/argocd.md, "What scales, and why")' },
   INTERNAL: { code: 'MRC5900', severity: 'error', title: 'unexpected failure (a bug in mirrorc)', hint: 'report it with the output of the run' },
 } as const satisfies Record<string, DiagnosticDefinition>;
 

@@ -108,6 +108,7 @@ export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: 
       }
       unitFiles.push(file);
     }
+    rest.counted?.(unit, groups.reduce((n, objects) => n + objects.length, 0));
     const { content, parts } = unitContent(unitFiles.map((f) => [f.rel, f.bytes, f.digest] as const));
     // A unit whose object files are those its intact folder holds is neither written nor recorded again.
     if (rest.unchanged?.(unit, content)) return;
@@ -165,6 +166,8 @@ export interface RenderRest {
    * here: its recorded one stays. @default none is
    */
   readonly unchanged?: (unit: string, content: string) => boolean;
+  /** Given the number of objects of every rendered unit, unchanged ones included. @default not counted */
+  readonly counted?: (unit: string, objects: number) => void;
 }
 
 /** A cluster folder's kustomization.yaml, listing its unit folders `units` (what {@link renderClusterUnits} writes there). */

@@ -174,6 +174,18 @@ export interface ClusterProps {
    */
   readonly pinnedServiceIPRange?: string;
   /**
+   * More blocks for pinned ClusterIPs, for a source with more per-pod mirrors than one static band
+   * holds (about 254 per IPv4 block): each the bottom of the static band of another Service CIDR of
+   * the cluster (a `networking.k8s.io/v1` ServiceCIDR of at least 4,096 addresses, an IPv4 `/20`, has
+   * a band of 256; kube-apiserver gives every ServiceCIDR its own band), e.g. `['10.100.0.0/24']`
+   * with a ServiceCIDR `10.100.0.0/20`; list those Service CIDRs in `serviceCidrs` too. New pins
+   * take the free addresses inside a static band first, in the order the blocks are declared, and
+   * only then the rest. Needs `pinnedServiceIPRange`.
+   *
+   * @default - none
+   */
+  readonly additionalPinnedServiceIPRanges?: readonly string[];
+  /**
    * This cluster's Service CIDRs (its `--service-cluster-ip-range`), e.g. `['10.96.0.0/12']`. When it
    * is a link source, a target gateway address inside them (such as its `kubernetes` Service IP) is
    * rejected; `pinnedServiceIPRange` always counts as part of them, and is checked against the static
@@ -259,6 +271,7 @@ export class Cluster extends Construct {
         ...(gw.probe !== undefined ? { probe: probeSpec(gw.probe) } : {}),
       },
       ...(this.props.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: this.props.pinnedServiceIPRange } : {}),
+      ...(this.props.additionalPinnedServiceIPRanges !== undefined ? { additionalPinnedServiceIPRanges: [...this.props.additionalPinnedServiceIPRanges] } : {}),
       ...(this.props.serviceCidrs !== undefined ? { serviceCidrs: [...this.props.serviceCidrs] } : {}),
       ...(this.props.podCidrs !== undefined ? { podCidrs: [...this.props.podCidrs] } : {}),
       controlPlaneNamespace: this.props.controlPlaneNamespace ?? LINKERD_CONTROL_PLANE_NAMESPACE,

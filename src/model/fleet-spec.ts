@@ -63,6 +63,8 @@ export interface ClusterSpec {
   readonly gateway: GatewaySpec;
   /** CIDR block (as declared) where per-pod mirror Services of this source get pinned ClusterIPs; absent when none. */
   readonly pinnedServiceIPRange?: string;
+  /** Further CIDR blocks for pinned ClusterIPs (as declared), each at the bottom of another Service CIDR; absent when none. */
+  readonly additionalPinnedServiceIPRanges?: readonly string[];
   /** Declared Service CIDRs; absent when none declared. Gateway addresses of linked targets must lie outside them. */
   readonly serviceCidrs?: readonly string[];
   /** Declared pod CIDRs; absent when none declared. Gateway addresses of linked targets must lie outside them. */

@@ -41,10 +41,10 @@ const SELECTOR: PropsShape = {
 
 export const CLUSTER_PROPS: PropsShape = {
   names: propNames<ClusterProps>()([
-    'name', 'access', 'clusterDomain', 'trustDomain', 'localFederatedSelector', 'gateway', 'pinnedServiceIPRange',
+    'name', 'access', 'clusterDomain', 'trustDomain', 'localFederatedSelector', 'gateway', 'pinnedServiceIPRange', 'additionalPinnedServiceIPRanges',
     'serviceCidrs', 'podCidrs', 'controlPlaneNamespace', 'trustRootExpiryWarningDays', 'observationBudget',
   ]),
-  stringLists: ['serviceCidrs', 'podCidrs'],
+  stringLists: ['additionalPinnedServiceIPRanges', 'serviceCidrs', 'podCidrs'],
   nested: {
     access: { names: propNames<ClusterAccess>()(['kubeconfig', 'context']) },
     localFederatedSelector: SELECTOR,

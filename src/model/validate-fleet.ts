@@ -9,6 +9,7 @@ import { Cluster } from './cluster.js';
 import type { ExplicitExport } from './explicit-export.js';
 import { labelKeyProblem, labelSelectorProblems } from './label-selector.js';
 import { observationBudgetProblems } from './observation-budget.js';
+import { additionalPinnedRangesProblems } from './pinned-ranges.js';
 import type { LinkSpec } from './fleet-spec.js';
 import type { Link } from './link.js';
 import { appendAll } from '../util/append-all.js';
@@ -123,6 +124,7 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
       const rangeProblem = ipRangeProblem(spec.pinnedServiceIPRange);
       if (rangeProblem) problems.push(`${where}: pinnedServiceIPRange ${rangeProblem}; give a block of the cluster's Service CIDR, e.g. 10.96.0.0/24`);
     }
+    for (const p of additionalPinnedRangesProblems(spec)) problems.push(`${where}: ${p}`);
     for (const [field, cidrs, example] of [['serviceCidrs', spec.serviceCidrs, '10.96.0.0/12'], ['podCidrs', spec.podCidrs, '10.244.0.0/16']] as const) {
       if (cidrs === undefined) continue;
       if (!Array.isArray(cidrs)) problems.push(`${where}: ${field} is not a list of CIDR blocks (e.g. ['${example}'])`);

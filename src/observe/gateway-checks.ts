@@ -7,6 +7,7 @@
  */
 import { isIPv6 } from 'node:net';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
+import { pinnedRangesOf } from '../model/pinned-ranges.js';
 import { dns1123SubdomainProblem, ipLiteralProblem, portNumberProblem, quote } from '../util/k8s-names.js';
 import { canonicalIp, ipRangeProblem, parseIpRange, rangeContains, type IpRange } from '../util/ip-range.js';
 import type { FleetSnapshot, ObservedGateway, TargetSnapshot } from '../snapshot/snapshot.js';
@@ -94,7 +95,7 @@ export function declaredRanges(cluster: ClusterSpec): DeclaredRange[] {
     ranges.push({ range: parseIpRange(cidr), what: `the ${what} ${cidr} of source cluster "${cluster.name}"` });
   };
   for (const cidr of cluster.serviceCidrs ?? []) add(cidr, 'Service range');
-  if (cluster.pinnedServiceIPRange !== undefined) add(cluster.pinnedServiceIPRange, 'pinned Service range');
+  for (const cidr of pinnedRangesOf(cluster)) add(cidr, 'pinned Service range');
   for (const cidr of cluster.podCidrs ?? []) add(cidr, 'pod range');
   return ranges;
 }

@@ -18,6 +18,7 @@ import { observeTrustRoots } from './observe-trust-roots.js';
 import { SNAPSHOT_FORMAT, type FleetSnapshot, type ObservedGateway, type SourceSnapshot, type TargetSnapshot } from '../snapshot/snapshot.js';
 import { Diag, type DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
 import { diagnostic, messages, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { pinnedRangesOf } from '../model/pinned-ranges.js';
 
 /** Tuning of {@link observeFleet}. */
 export interface ObserveOptions extends ClusterClientOptions {
@@ -116,7 +117,7 @@ export async function observeFleet(fleet: FleetSpec, previous: FleetSnapshot, op
         aggregateSuffixes: [GLOBAL_SERVICE_SUFFIX, FEDERATED_NAME_SUFFIX],
         localFederatedSelector: cluster.localFederatedSelector,
         mcsSource: fleet.links.some((l) => l.source === task.name && l.mcs === true),
-        ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRange: cluster.pinnedServiceIPRange } : {}),
+        ...(cluster.pinnedServiceIPRange !== undefined ? { pinnedServiceIPRanges: pinnedRangesOf(cluster) } : {}),
         onSkipped: (warning: string) => skippedBySource.push({ cluster: task.name, text: warning }),
       };
       const { observedSource, trust } = await client.withinDeadline((async () => ({

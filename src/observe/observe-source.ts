@@ -22,8 +22,8 @@ export interface SourceObservationProps {
   readonly aggregateSuffixes?: readonly string[];
   /** Selects the cluster's own federated members. */
   readonly localFederatedSelector: LabelSelector;
-  /** The cluster's `pinnedServiceIPRange`: live Services holding one of its IPs are recorded. @default none */
-  readonly pinnedServiceIPRange?: string;
+  /** The cluster's pinned blocks (`pinnedServiceIPRange`, then `additionalPinnedServiceIPRanges`): live Services holding one of their IPs are recorded. @default none */
+  readonly pinnedServiceIPRanges?: readonly string[];
   /** Some MCS link mirrors into the cluster: its ServiceImports are listed, and those of another controller recorded. @default false */
   readonly mcsSource?: boolean;
   /** Receives one warning per object left out because the apiserver returned an invalid name or field. @default dropped */
@@ -73,7 +73,8 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
     namespaceObjects.filter((n) => n.metadata?.labels?.[MANAGED_LABEL] === MANAGED_VALUE).map((n) => n.metadata?.name ?? '').filter((n) => n !== ''),
   ).filter((n) => namespaces.includes(n));
   const suffixes = [...props.targetNames, ...(props.aggregateSuffixes ?? [])].map((t) => `-${t}`);
-  const range = props.pinnedServiceIPRange !== undefined ? parseIpRange(props.pinnedServiceIPRange) : undefined;
+  const ranges = (props.pinnedServiceIPRanges ?? []).map(parseIpRange);
+  const range = ranges.length > 0 ? ranges : undefined;
   const foreign: ForeignService[] = [];
   const members: ObservedService[] = [];
   const inRange: PinnedRangeService[] = [];
@@ -87,7 +88,7 @@ export async function observeSource(client: ClusterClient, props: SourceObservat
       // Our per-pod mirrors count wherever their IP lies: one adopted from Linkerd's controller keeps the IP the source gave it, outside the range too.
       const ourPerPod = ours && svc.metadata?.labels?.[HEADLESS_MIRROR_SVC_NAME_LABEL] !== undefined;
       for (const ip of serviceClusterIPs(svc)) {
-        if (rangeContains(range, ip) || ourPerPod) inRange.push({ namespace, name, ip: canonicalIp(ip), managed: ours });
+        if (ourPerPod || range.some((r) => rangeContains(r, ip))) inRange.push({ namespace, name, ip: canonicalIp(ip), managed: ours });
       }
     }
     // Our own objects are never members, and never foreign: a custom selector on a copied label could match them.

@@ -50,6 +50,8 @@ export interface Compiled {
   readonly units: UnitRecords;
   /** `<cluster>/<unit>` of the units rendered (the others were kept as they are). */
   readonly rendered: ReadonlySet<string>;
+  /** `<cluster>/<unit>` → its number of objects, of the units rendered. */
+  readonly objectCounts: ReadonlyMap<string, number>;
   /** The source records after this run (with `--source`, other sources' as recorded). */
   readonly sources: SourceRecords;
   /** The clusters whose folders this run writes: a shard's own and the non-source clusters, else every compiled cluster. */
@@ -145,7 +147,7 @@ function compileWith(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, s
   appendAll(diagnostics, heldBackDiagnostics(heldBack));
   const tree = owned ? new Map([...result.tree].filter(([p]) => owned.has(p.slice(0, p.indexOf('/'))))) : result.tree;
   const writtenClusters = owned ?? new Set(Object.keys(result.units));
-  return { tree, snapshot: result.snapshot, diagnostics, heldBack, planRows: result.planRows, units: result.units, rendered: result.rendered, sources: result.sources, writtenClusters, skippedSources: result.skippedSources, partialSources: result.partialSources, compileMs: now().getTime() - compileStarted };
+  return { tree, snapshot: result.snapshot, diagnostics, heldBack, planRows: result.planRows, units: result.units, rendered: result.rendered, objectCounts: result.objectCounts, sources: result.sources, writtenClusters, skippedSources: result.skippedSources, partialSources: result.partialSources, compileMs: now().getTime() - compileStarted };
 }
 
 /** Logs what the compile kept and planned (once, for the compile whose result the run uses). */

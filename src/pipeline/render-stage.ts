@@ -19,6 +19,10 @@ import type { RunContext } from './run-context.js';
 import { mergeShardTree } from './shard.js';
 import type { StreamedWrite } from './streamed-write.js';
 import { deliveryTree } from './synth-delivery.js';
+import { Diag } from '../diagnostics/diagnostic-codes.js';
+import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { countObjects, oversizedFamilies, oversizedFamilyMessage } from '../delivery/family-size.js';
+import { KUSTOMIZATION_FILE } from '../emit/output-names.js';
 
 /** What the render stage hands on. */
 export interface Rendered {
@@ -33,6 +37,8 @@ export interface Rendered {
   readonly changes: readonly ClusterChanges[];
   /** Whether the lock text differs from the committed lock. */
   readonly lockChanged: boolean;
+  /** Findings about the output (MRC5102: a unit family too large for one Argo CD Application). */
+  readonly diagnostics: readonly Diagnostic[];
   /** synth: the new and changed files, staged already (then `before` and `tree` hold only the texts later stages look at). */
   readonly streamed?: StreamedWrite;
 }
@@ -68,7 +74,8 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
     : compiled.lockText ?? renderLockFile(compiled.snapshot, compiled.units, compiled.sources);
   // The committed lock as the load stage read it (the run lock keeps it from changing since); read here only when there was none.
   const lockChanged = (loaded.lockText ?? readTextOrUndefined(run.host, paths.committedLock)) !== lockText;
-  return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged, ...(streamed ? { streamed } : {}) };
+  const diagnostics = spec.delivery?.argoCd ? familySizeDiagnostics(run.host, paths.outDir, compiled) : [];
+  return { before, tree, ...(delivery ? { delivery } : {}), lockText, changes, lockChanged, diagnostics, ...(streamed ? { streamed } : {}) };
 }
 
 
@@ -86,6 +93,20 @@ function deliveryInput(host: FsHost, outDir: string, units: UnitRecords, tree: F
     for (const [p, text] of readTree(join(outDir, cluster, 'base'), host)) if (isNamespaceFile(p)) input.set(`${cluster}/base/${p}`, text);
   }
   return input;
+}
+
+/** MRC5102 for each unit family whose objects reach the cap: counted as rendered, else read from its folder (see family-size.ts). */
+function familySizeDiagnostics(host: FsHost, outDir: string, compiled: Compiled): Diagnostic[] {
+  const found = oversizedFamilies({
+    units: compiled.units,
+    rendered: (cluster, unit) => compiled.objectCounts.get(`${cluster}/${unit}`),
+    onDisk: (cluster, unit) => {
+      let objects = 0;
+      for (const [path, text] of readTree(join(outDir, cluster, unit), host)) if (path !== KUSTOMIZATION_FILE) objects += countObjects(text);
+      return objects;
+    },
+  });
+  return found.map((f) => diagnostic(Diag.ARGOCD_APPLICATION_TOO_LARGE, oversizedFamilyMessage(f), { cluster: f.cluster }));
 }
 
 function readTextOrUndefined(host: FsHost, path: string): string | undefined {

@@ -25,7 +25,9 @@ import type { FleetSpec } from '../model/fleet-spec.js';
 import { renderLockFile } from '../observe/lock-file.js';
 import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { addReaderRbacCharts, chartsByCluster, deliveryTree } from './synth-delivery.js';
-import { messages, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { diagnostic, messages, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { Diag } from '../diagnostics/diagnostic-codes.js';
+import { oversizedFamilies, oversizedFamilyMessage } from '../delivery/family-size.js';
 import { SourceSkip } from './source-skip.js';
 import { partialSource, type PartialSource } from './family-plan.js';
 import { sortedUnique } from '../util/order.js';
@@ -84,6 +86,8 @@ export interface CompiledTree {
   readonly units: UnitRecords;
   /** `<cluster>/<unit>` of every unit that was rendered (all but the skipped ones). */
   readonly rendered: ReadonlySet<string>;
+  /** `<cluster>/<unit>` → how many objects it holds, of every unit rendered (written or found unchanged). */
+  readonly objectCounts: ReadonlyMap<string, number>;
   /** The record of every compiled source, skipped ones included (the lock's compiled section). */
   readonly sources: SourceRecords;
   /** The sources that were not planned (their whole folder kept; see src/pipeline/source-skip.ts). */
@@ -153,6 +157,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
   const tree: FileTree = new Map();
   const units: Record<string, Record<string, UnitRecord>> = {};
   const rendered = new Set<string>();
+  const objectCounts = new Map<string, number>();
   // Every observed cluster's folder also holds the reader identity that observation needs there.
   const readerRbac = chartsByCluster(addReaderRbacCharts(new App({ outdir: 'unused' }), spec));
   const plans = new Map(planned.plans.map((plan) => [plan.source, plan]));
@@ -225,7 +230,8 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
       sameContent.push(unit);
       return true;
     };
-    const files = renderClusterUnits(source, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh, unchanged });
+    const counted = (unit: string, objects: number): void => void objectCounts.set(`${cluster}/${unit}`, objects);
+    const files = renderClusterUnits(source, readerRbac.get(cluster) ?? [], previousShardCounts(Object.keys(recorded)), maxUnitObjects, { keptUnits: kept, records: fresh, unchanged, counted });
     appendAll(kept, sameContent);
     const changedParts = new Map<string, ReadonlySet<number>>();
     for (const [unit, record] of fresh) {
@@ -260,7 +266,7 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
   }
   // Each partial source with the families it planned: its changed targets', and `shared` unless it was kept.
   const partialSources = new Map(planned.plans.filter((p) => p.keptFamilies).map((p) => [p.source, [...[...partial.get(p.source)!.input.changedTargets].map((t) => unitFamily(t)), ...(p.keptFamilies!.includes(unitFamily(undefined)) ? [] : [unitFamily(undefined)])].sort(compareStrings)]));
-  return { tree, snapshot: pinned, warnings: messages(diagnostics), diagnostics, planRows: planned.planRows, units, rendered, sources: sourceRecords, skippedSources: skipped, partialSources };
+  return { tree, snapshot: pinned, warnings: messages(diagnostics), diagnostics, planRows: planned.planRows, units, rendered, objectCounts, sources: sourceRecords, skippedSources: skipped, partialSources };
 }
 
 /**
@@ -279,7 +285,9 @@ export function synthFleet(props: SynthFleetProps): FleetFiles {
     previousMirrors: recordMirrorLookup(records),
   }, undefined, props.previous, undefined, { records });
   const delivery = deliveryTree(spec, compiled.tree);
-  const diagnostics = [...compiled.diagnostics, ...deliveryDiagnostics(spec)];
+  // Every unit is rendered here: each family is counted as rendered, no folder is read.
+  const oversized = spec.delivery?.argoCd ? oversizedFamilies({ units: compiled.units, rendered: (cluster, unit) => compiled.objectCounts.get(`${cluster}/${unit}`), onDisk: () => 0 }) : [];
+  const diagnostics = [...compiled.diagnostics, ...deliveryDiagnostics(spec), ...oversized.map((f) => diagnostic(Diag.ARGOCD_APPLICATION_TOO_LARGE, oversizedFamilyMessage(f), { cluster: f.cluster }))];
   return {
     output: compiled.tree,
     ...(delivery ? { delivery } : {}),

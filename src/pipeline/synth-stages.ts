@@ -31,6 +31,7 @@ import type { ClaimedOutput } from './claim-output.js';
 import { loadStage } from './load-stage.js';
 import { observeStage, type Observed } from './observe-stage.js';
 import { renderStage } from './render-stage.js';
+import { appendAll } from '../util/append-all.js';
 import type { RunContext } from './run-context.js';
 import type { SynthResult } from './synth-options.js';
 
@@ -84,6 +85,8 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
     if (compiled.heldBack.length > 0 && options.strict) throw new StrictStaleError(`--strict: not writing anything because the removal guard held back ${heldBackNames(compiled.heldBack).map((t) => `"${t}"`).join(', ')} (see the warnings above)`);
 
     const rendered = renderStage(run, loaded, compiled, state, stream);
+    printWarnings(log, rendered.diagnostics);
+    appendAll(diagnostics, rendered.diagnostics);
     facts = { ...facts, diagnostics, tree: rendered.tree, filesPerCluster: filesPerCluster(compiled.units), changes: rendered.changes, lockChanged: rendered.lockChanged };
     // A shard removes nothing outside its folders: the others count as they are.
     // Why mirrors go and endpoints change: next to each file in the plan, and in the removal guard's message.

@@ -142,7 +142,7 @@ export interface ForeignService {
   readonly linkerdFederated?: true;
 }
 
-/** A live Service of a source whose ClusterIP lies in the source's pinned range. */
+/** A live Service of a source whose ClusterIP lies in one of the source's pinned blocks (`pinnedServiceIPRange`, `additionalPinnedServiceIPRanges`). */
 export interface PinnedRangeService {
   readonly namespace: string;
   readonly name: string;
@@ -160,7 +160,7 @@ export interface SourceSnapshot {
   /** MCS ServiceImports not written by this compiler (another controller owns them), sorted; absent when none, or when no MCS link mirrors into the cluster. */
   readonly foreignServiceImports?: readonly ForeignService[];
   /**
-   * Live Services holding an IP of the cluster's `pinnedServiceIPRange`, and this compiler's per-pod
+   * Live Services holding an IP of the cluster's pinned blocks (`pinnedServiceIPRange`, `additionalPinnedServiceIPRanges`), and this compiler's per-pod
    * mirrors wherever their IP lies (one adopted from Linkerd's controller keeps the IP the source gave
    * it), sorted by IP text; absent when no range is declared.
    */

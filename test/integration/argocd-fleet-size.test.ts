@@ -1,19 +1,22 @@
 /**
  * The Argo CD layout for fleet size (issue 35) with a real Argo CD (test/harness/argocd.ts) and real
  * kube-apiservers: the migration from the ApplicationSet synth wrote before (one Application per
- * cluster with a source per unit) keeps every object, and pinned ClusterIPs past the Service CIDR's
- * static band do not collide with the Services the same sync creates. The tests build on each other
- * (one fleet, one Argo CD, one sequence of commits).
+ * cluster with a source per unit) keeps every object; pinned ClusterIPs past the Service CIDR's
+ * static band do not collide with the Services the same sync creates; and a source with more pins
+ * than one band holds pins them in the band of a second ServiceCIDR, where Services of another
+ * Application cannot take them. The tests build on each other (one fleet, one Argo CD, one sequence
+ * of commits).
  *
  * Fleet: london mirrors paris (gateway mode; a StatefulSet's per-pod mirrors with ClusterIPs pinned in
- * london's `pinnedServiceIPRange`). The apiservers' Service CIDR is a /23, so that its static band
- * (KEP-3070: min(max(16, 512/16), 256) = 32 addresses) is small and the dynamic band (~478 addresses)
- * is small enough for a collision to be likely when pinned and unpinned Services race.
+ * london's `pinnedServiceIPRange`, and, in the last test, in `additionalPinnedServiceIPRanges`). The
+ * apiservers' Service CIDR is a /23, so that its static band (KEP-3070: min(max(16, 512/16), 256) =
+ * 32 addresses) is small and the dynamic band (478 addresses) small enough to race in, or to fill.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parse, parseAllDocuments } from 'yaml';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { FleetDefinition } from '../../src/load/load-fleet.js';
@@ -31,18 +34,29 @@ const SERVICE_CIDR = '10.97.0.0/23';
 const STATIC_BAND_LAST_OCTET = 32;
 /** london's pinned range: 126 pinnable addresses, most of them past the static band. */
 const PINNED_RANGE = '10.97.0.0/25';
+/** A second ServiceCIDR of london (the last test adds it), and the pinned block at the bottom of its static band (10.98.0.1–10.98.0.32). */
+const SECOND_SERVICE_CIDR = '10.98.0.0/23';
+const SECOND_PINNED_RANGE = '10.98.0.0/27';
 const CLUSTERS = ['london', 'paris'] as const;
 const TRACKING_ID = 'argocd.argoproj.io/tracking-id';
 
 let repoUrl = 'file:///not-yet';
+/** london's further pinned blocks and Service CIDRs (the last test adds the second ServiceCIDR). */
+let londonBlocks: { additionalPinnedServiceIPRanges?: string[]; serviceCidrs: string[] } = { serviceCidrs: [SERVICE_CIDR] };
 const defineFleet: FleetDefinition = (fleet) => {
-  const london = new Cluster(fleet, 'london', { pinnedServiceIPRange: PINNED_RANGE, serviceCidrs: [SERVICE_CIDR] });
+  const london = new Cluster(fleet, 'london', { pinnedServiceIPRange: PINNED_RANGE, ...londonBlocks });
   const paris = new Cluster(fleet, 'paris', { serviceCidrs: [SERVICE_CIDR] });
   new Link(fleet, 'london-from-paris', { source: london, target: paris });
   new GitOpsDelivery(fleet, 'delivery', { repoUrl, revision: 'main', argoCd: { configMapChangeApplied: true } });
 };
 
 interface Manifest { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; spec?: { clusterIP?: string } }
+
+/** The number of an IPv4 address. */
+const ipNumber = (ip: string): number => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+/** london's dynamic band of its first Service CIDR: 10.97.0.33–10.97.1.254 (478 addresses). */
+const DYNAMIC_FIRST = ipNumber('10.97.0.33');
+const DYNAMIC_LAST = ipNumber('10.97.1.254');
 
 /** Synced to `revision` (`sync.revision` of one source, every one of `sync.revisions` of several), Healthy, every resource Synced, no operation running. */
 const syncedAt = (revision: string) => (a: LiveApplication): boolean =>
@@ -205,5 +219,71 @@ describe('Argo CD at fleet size: migration from the per-cluster Application, pin
     // AND every pinned Service is live with its pinned ClusterIP
     const live = await liveObjects('london');
     for (const o of pinned) assert.equal(live.get(`Service/${o.metadata.namespace}/${o.metadata.name}`)?.spec.clusterIP, o.spec!.clusterIP, o.metadata.name);
+  });
+  test('more pins than the static band holds, and unpinned Services of another Application: new pins go to the band of a second ServiceCIDR, none collides', async (t) => {
+    if (!ws) return t.skip(skip ?? 'no fleet');
+    // GIVEN london declares a second pinned block at the bottom of a second Service CIDR, and paris's StatefulSet grows to 90 pods (30 new per-pod mirrors;
+    // the band of london's first Service CIDR, 10.97.0.1–32, is full: the kubernetes Service and the pins of the tests before)
+    londonBlocks = { additionalPinnedServiceIPRanges: [SECOND_PINNED_RANGE], serviceCidrs: [SERVICE_CIDR, SECOND_SERVICE_CIDR] };
+    await applyStatefulService(fleet!, 'paris', 'data', 'kafka', 90, { app: 'kafka', ...GATEWAY });
+    const pinnedBefore = new Set((await built('london')).filter((o) => o.kind === 'Service' && o.spec?.clusterIP !== undefined && o.spec.clusterIP !== 'None').map((o) => o.metadata.name));
+    // (synth observes london now, before the other Application's Services exist)
+    assert.equal((await ws.synth()).exitCode, ExitCode.OK, ws.logs.join('\n'));
+    const pinned = (await built('london')).filter((o) => o.kind === 'Service' && o.spec?.clusterIP !== undefined && o.spec.clusterIP !== 'None');
+    const fresh = pinned.filter((o) => !pinnedBefore.has(o.metadata.name));
+    assert.equal(fresh.length, 30);
+
+    // AND another team's Application of london, synced before mirrorc's commit, takes every address of the first Service CIDR's dynamic band
+    // (deterministically, where Services without a ClusterIP would otherwise land at random: with one Service CIDR they fill it exactly)
+    const inDynamicBand = async (): Promise<number> => {
+      const all = JSON.parse(await fleet!.kubectl('london', ['get', 'services', '-A', '-o', 'json'])).items as { spec: { clusterIPs?: string[] } }[];
+      return all.flatMap((svc) => svc.spec.clusterIPs ?? []).filter((ip) => ip.includes('.') && ipNumber(ip) >= DYNAMIC_FIRST && ipNumber(ip) <= DYNAMIC_LAST).length;
+    };
+    const free = DYNAMIC_LAST - DYNAMIC_FIRST + 1 - (await inDynamicBand());
+    assert.ok(free > 0, `free addresses in the dynamic band: ${free}`);
+    await ensureNamespace(fleet!, 'london', 'other');
+    const otherServices = (count: number): string =>
+      Array.from({ length: count }, (_, i) => JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: `o${String(i).padStart(3, '0')}`, namespace: 'other' }, spec: { ports: [{ name: 'http', port: 80 }] } })).join('\n---\n');
+    const otherDir = join(ws.dir, 'other');
+    mkdirSync(otherDir, { recursive: true });
+    writeFileSync(join(otherDir, 'services.yaml'), otherServices(free));
+    const destination = parse(readFileSync(join(ws.dir, 'delivery', 'argocd', ARGOCD_APPLICATIONS_FOLDER, 'london.base.yaml'), 'utf8')).destination as string;
+    const otherRevision = await argo!.repo.publish(ws.dir, ['other']);
+    await argo!.kubectl(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'team-other', namespace: argo!.namespace },
+      spec: { project: 'mirrorc', source: { repoURL: argo!.repo.url, targetRevision: 'main', path: 'other' }, destination: { name: destination, namespace: 'other' }, syncPolicy: { automated: { prune: true } } },
+    }));
+    await waitSynced(['team-other'], otherRevision);
+    assert.equal(await inDynamicBand(), DYNAMIC_LAST - DYNAMIC_FIRST + 1, 'the dynamic band of the first Service CIDR is full');
+    // AND the platform team adds the second ServiceCIDR (its allocator is ready once the API server accepts a ClusterIP in it)
+    await fleet!.kubectl('london', ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'mirrorc-pins' }, spec: { cidrs: [SECOND_SERVICE_CIDR] } }));
+    const probe = JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'cidr-probe', namespace: 'other' }, spec: { clusterIP: '10.98.1.200', ports: [{ port: 80 }] } });
+    for (let attempt = 0; ; attempt++) {
+      const accepted = await fleet!.kubectl('london', ['create', '--dry-run=server', '-f', '-'], probe).then(() => true, (e: Error) => (attempt < 240 ? false : Promise.reject(e)));
+      if (accepted) break;
+      await delay(500);
+    }
+
+    // WHEN CI commits mirrorc's output together with 50 more Services of the other team, and both Applications sync
+    writeFileSync(join(otherDir, 'services.yaml'), otherServices(free + 50));
+    const revision = await argo!.repo.publish(ws.dir, ['dist', 'delivery', 'other']);
+    await refreshAll();
+    const fromParis = argoCdApplicationName('london', 'from-paris');
+    const finished = await argo!.waitForApplication(fromParis, `finish or retry a sync of ${revision}`, (a) =>
+      a.status?.operationState?.syncResult?.revision === revision && (a.status.operationState.phase !== 'Running' || (a.status.operationState.retryCount ?? 0) >= 1));
+    // THEN no pinned Service is refused: the new pins lie in the band of the second Service CIDR, where no Service without a ClusterIP lands
+    const operation = JSON.stringify(finished.status?.operationState ?? {});
+    const collisions = operation.match(/already allocated/g)?.length ?? 0;
+    t.diagnostic(`new pins: ${fresh.map((o) => o.spec!.clusterIP).join(' ')}; collisions: ${collisions}; phase ${finished.status?.operationState?.phase}, retries ${finished.status?.operationState?.retryCount ?? 0}`);
+    assert.equal(collisions, 0, operation.slice(0, 4000));
+    assert.equal(finished.status?.operationState?.phase, 'Succeeded', operation.slice(0, 4000));
+    for (const o of fresh) assert.ok(ipNumber(o.spec!.clusterIP!) >= ipNumber('10.98.0.1') && ipNumber(o.spec!.clusterIP!) <= ipNumber('10.98.0.30'), `${o.metadata.name}: ${o.spec!.clusterIP}`);
+    await waitSynced([...appsOf('london'), 'team-other'], revision);
+    // AND every pinned Service is live with its pinned ClusterIP, and the other team's new Services landed past the second band
+    const live = await liveObjects('london');
+    for (const o of pinned) assert.equal(live.get(`Service/${o.metadata.namespace}/${o.metadata.name}`)?.spec.clusterIP, o.spec!.clusterIP, o.metadata.name);
+    const others = JSON.parse(await fleet!.kubectl('london', ['get', 'services', '-n', 'other', '-o', 'json'])).items as { spec: { clusterIP: string } }[];
+    assert.equal(others.length, free + 50);
+    for (const svc of others) assert.ok(!(ipNumber(svc.spec.clusterIP) >= ipNumber('10.98.0.1') && ipNumber(svc.spec.clusterIP) <= ipNumber('10.98.0.32')), svc.spec.clusterIP);
   });
 });

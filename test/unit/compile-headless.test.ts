@@ -157,7 +157,7 @@ describe('pinned ClusterIPs', () => {
 });
 
 describe('pinned ClusterIPs and the static band of the Service CIDR (MRC3026)', () => {
-  const fleetWith = (props: { pinnedServiceIPRange: string; serviceCidrs?: string[] }) =>
+  const fleetWith = (props: { pinnedServiceIPRange: string; additionalPinnedServiceIPRanges?: string[]; serviceCidrs?: string[] }) =>
     spec((fleet) => {
       const london = new Cluster(fleet, 'london', props);
       new Link(fleet, 'l', { source: london, target: new Cluster(fleet, 'paris') });
@@ -192,6 +192,20 @@ describe('pinned ClusterIPs and the static band of the Service CIDR (MRC3026)', 
     const found = bandWarnings(result);
     assert.equal(found.length, 1);
     assert.match(found[0]!.message, /0 of the 2 ClusterIPs pinned now lie there\. Declare pinnedServiceIPRange: '10\.96\.0\.0\/24'/);
+  });
+
+  test('GIVEN a full band in the first block and a second block at the bottom of another Service CIDR THEN the new pin goes to the second band, not past the first; a second block past its band is warned about by its field', () => {
+    // GIVEN the band of 10.97.0.0/23 is 10.97.0.1-32, all held (kafka-0 pinned at .32 by an earlier run, the rest by other Services)
+    const live = Array.from({ length: 31 }, (_, i) => ({ namespace: 'kube-system', name: `s${i}`, ip: `10.97.0.${i + 1}`, managed: false }));
+    const previous = { 'data/kafka-0-paris': '10.97.0.32' };
+    const props = { pinnedServiceIPRange: '10.97.0.0/25', additionalPinnedServiceIPRanges: ['10.98.0.0/27'], serviceCidrs: ['10.97.0.0/23', '10.98.0.0/23'] };
+    const { result } = compileObjects(fleetWith(props), withLive(snapshot({ paris: target([kafka]) }, {}), live, previous));
+    // THEN kafka-1 gets 10.98.0.1 (not 10.97.0.33, past the first band), kafka-0 keeps its pin
+    assert.deepEqual(result.pinnedServiceIPs.london, { 'data/kafka-0-paris': '10.97.0.32', 'data/kafka-1-paris': '10.98.0.1' });
+    // AND only the first block, which reaches past its band, is warned about
+    assert.deepEqual(bandWarnings(result).map((d) => d.message.split(' reaches')[0]), ['london: pinnedServiceIPRange 10.97.0.0/25']);
+    const past = compileObjects(fleetWith({ ...props, additionalPinnedServiceIPRanges: ['10.98.0.0/25'] }), withLive(snapshot({ paris: target([kafka]) }, {}), live, previous));
+    assert.deepEqual(bandWarnings(past.result).map((d) => d.message.split(' reaches')[0]), ['london: pinnedServiceIPRange 10.97.0.0/25', 'london: additionalPinnedServiceIPRanges 10.98.0.0/25']);
   });
 
   test('GIVEN --strict THEN it stays a warning: nothing is skipped, the output is complete, and the collision is a risk at apply time, not a certainty', () => {

@@ -443,6 +443,21 @@ describe('Fleet.toSpec() on an invalid fleet', () => {
     }
   });
 
+  test('additionalPinnedServiceIPRanges: kept in the spec; needs pinnedServiceIPRange; each entry a CIDR block sharing no address with another block', () => {
+    const fleet = newFleet();
+    new Cluster(fleet, 'ok', { pinnedServiceIPRange: '10.96.0.0/24', additionalPinnedServiceIPRanges: ['10.100.0.0/24'] });
+    assert.deepEqual(fleet.toSpec().clusters[0]!.additionalPinnedServiceIPRanges, ['10.100.0.0/24']);
+    const noPrimary = newFleet();
+    new Cluster(noPrimary, 'c', { additionalPinnedServiceIPRanges: ['10.100.0.0/24'] });
+    assertSingleProblem(definitionError(noPrimary), 'cluster fleet/c: additionalPinnedServiceIPRanges needs pinnedServiceIPRange');
+    const overlapping = newFleet();
+    new Cluster(overlapping, 'c', { pinnedServiceIPRange: '10.96.0.0/24', additionalPinnedServiceIPRanges: ['10.96.0.128/25', 'nope'] });
+    const error = definitionError(overlapping);
+    assert.equal(error.problems.length, 2, error.message);
+    assert.match(error.problems[0]!, /^cluster fleet\/c: additionalPinnedServiceIPRanges entry 10\.96\.0\.128\/25 overlaps the pinned block 10\.96\.0\.0\/24/);
+    assert.match(error.problems[1]!, /^cluster fleet\/c: additionalPinnedServiceIPRanges entry .*nope/);
+  });
+
   test('several problems at once are all listed, each naming its construct', () => {
     // GIVEN a fleet with five independent mistakes
     const fleet = newFleet();

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { staticBandProblem, staticBandSize } from '../../src/compile/pinned-ips/static-band.js';
+import { staticBandSize } from '../../src/compile/pinned-ips/band.js';
+import { staticBandProblem } from '../../src/compile/pinned-ips/static-band.js';
 import { parseIpRange } from '../../src/util/ip-range.js';
 
 /** `count` pins at the first addresses of 10.96.0.0/16 from offset 1 on, `ns/p<i>` → IP. */

@@ -10,12 +10,15 @@
  * 2. Otherwise the previous run's IP is kept, so an IP never moves between runs; if another live
  *    Service now holds it, that is a collision, reported through `onFailure` (never a silent clash
  *    at apply time): compile skips that service, or fails under `--strict`.
- * 3. Otherwise the lowest free address of the range, skipping live IPs, every IP kept this run, and
- *    every IP the previous run held (an IP released now is not reused in the same run, because
- *    GitOps tools create new objects before they prune old ones).
+ * 3. Otherwise the first free address in pin order (pin-order.ts: every address of the blocks
+ *    that lies in a static band first, then the rest, each lowest first), skipping live IPs, every IP
+ *    kept this run, and every IP the previous run held (an IP released now is not reused in the same
+ *    run, because GitOps tools create new objects before they prune old ones).
+ * The blocks are `pinnedServiceIPRange` and then `additionalPinnedServiceIPRanges`.
  */
 import type { PinnedRangeService } from '../../snapshot/snapshot.js';
-import { addressAt, canonicalIp, parseIpRange, rangeContains, type IpRange } from '../../util/ip-range.js';
+import { canonicalIp, parseIpRange, rangeContains } from '../../util/ip-range.js';
+import { freeAddresses, pinOrder } from './pin-order.js';
 import { compareStrings } from '../../util/order.js';
 import type { Diagnostics } from '../diagnostics.js';
 import { Diag } from '../../diagnostics/diagnostic-codes.js';
@@ -34,6 +37,10 @@ export interface PinnedIPInput {
   readonly source: string;
   /** The source's declared `pinnedServiceIPRange`. */
   readonly range: string;
+  /** The source's declared `additionalPinnedServiceIPRanges`. @default none */
+  readonly additionalRanges?: readonly string[];
+  /** The source's declared `serviceCidrs`, which tell which addresses lie in a static band. @default none declared: a block's first 256 addresses count as in a band */
+  readonly serviceCidrs?: readonly string[];
   readonly requests: readonly PinnedServiceRequest[];
   /** The previous run's allocation of this source, `namespace/name` → IP. */
   readonly previous: Readonly<Record<string, string>>;
@@ -50,19 +57,13 @@ export function pinnedKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
-/**
- * The offsets of `range` that new pins take, `first` to `last` inclusive (`last < first` when none):
- * the first address of the block (a network address) and, for IPv4, the last (broadcast) are never handed out.
- */
-export function pinnableOffsets(range: IpRange): { readonly first: bigint; readonly last: bigint } {
-  return { first: 1n, last: range.family === 4 ? range.size - 2n : range.size - 1n };
-}
-
 /** The allocation, `namespace/name` → IP, sorted by key; errors go to `diagnostics`. */
 export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics): Record<string, string> {
   const { source } = input;
   const fail = input.onFailure ?? ((_request: PinnedServiceRequest, message: string) => diagnostics.error(Diag.PINNED_IP_UNAVAILABLE, message, { cluster: input.source, namespace: _request.namespace, service: _request.name }));
-  const range = parseIpRange(input.range);
+  const blocks = [input.range, ...(input.additionalRanges ?? [])];
+  const ranges = blocks.map(parseIpRange);
+  const described = blocks.length === 1 ? `pinnedServiceIPRange ${ranges[0]!.cidr}` : `pinnedServiceIPRange ${ranges[0]!.cidr} with additionalPinnedServiceIPRanges ${blocks.slice(1).join(', ')}`;
   const live = input.live ?? [];
   const liveByIp = new Map(live.map((s) => [s.ip, s]));
   const ourLiveByKey = new Map(live.filter((s) => s.managed).map((s) => [pinnedKey(s.namespace, s.name), s.ip]));
@@ -85,7 +86,7 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
       continue;
     }
     const previousIp = input.previous[key] !== undefined ? canonicalIp(input.previous[key]!) : undefined;
-    if (previousIp !== undefined && rangeContains(range, previousIp)) {
+    if (previousIp !== undefined && ranges.some((range) => rangeContains(range, previousIp))) {
       const holder = liveByIp.get(previousIp);
       if (holder) {
         const whose = holder.managed ? `mirrorc's Service ${holder.namespace}/${holder.name} (of an earlier run, not yet pruned)` : `Service ${holder.namespace}/${holder.name}, which mirrorc did not write`;
@@ -103,21 +104,18 @@ export function allocatePinnedIPs(input: PinnedIPInput, diagnostics: Diagnostics
   }
   for (const ip of allocation.values()) taken.add(ip);
 
-  const pinnable = pinnableOffsets(range);
-  let offset = pinnable.first;
-  const end = pinnable.last + 1n;
+  const next = freeAddresses(pinOrder(blocks, input.serviceCidrs), taken);
   for (const request of pending) {
-    while (offset < end && taken.has(addressAt(range, offset))) offset++;
     const key = pinnedKey(request.namespace, request.name);
-    if (offset >= end) {
+    const ip = next();
+    if (ip === undefined) {
       fail(
         request,
-        `${source}: pinnedServiceIPRange ${range.cidr} has no free address left for per-pod mirror ${key} (${request.origin}); ` +
-          `${pending.length} new per-pod Services need IPs; declare a larger block of the Service CIDR`,
+        `${source}: ${described} has no free address left for per-pod mirror ${key} (${request.origin}); ` +
+          `${pending.length} new per-pod Services need IPs; declare a larger block of the Service CIDR, or another block at the bottom of another ServiceCIDR (additionalPinnedServiceIPRanges)`,
       );
       continue;
     }
-    const ip = addressAt(range, offset);
     allocation.set(key, ip);
     taken.add(ip);
   }

@@ -7,39 +7,32 @@
  * Service without a chosen ClusterIP gets a random free address of the rest, and one of the static
  * band only when the rest is full. So only a ClusterIP of the static band is reliably free when a
  * GitOps tool applies a mirror that pins it; any other pinned address may already have been given to
- * another Service ("provided IP is already allocated"). A second ServiceCIDR does not help:
- * kube-apiserver v1.36 picks among ServiceCIDRs in no fixed order.
+ * another Service ("provided IP is already allocated"). A second ServiceCIDR does not widen a band,
+ * but has a band of its own (kube-apiserver v1.36 picks among ServiceCIDRs in no fixed order, and
+ * in each prefers the addresses past its band): a source that needs more pins than one band holds
+ * declares `additionalPinnedServiceIPRanges`, each checked here like `pinnedServiceIPRange`.
  *
  * Pure: the inputs are the source's declared range and Service CIDRs and the IPs pinned this run.
  */
 import { addressAt, offsetOf, parseIpRange, rangeWithin, type IpRange } from '../../util/ip-range.js';
-import { pinnableOffsets } from './allocate-pinned-ips.js';
-
-/** The fewest addresses of a static band (a Service CIDR of this size or smaller has none). */
-export const STATIC_BAND_MIN = 16n;
-/** The most addresses of a static band, whatever the Service CIDR's size. */
-export const STATIC_BAND_MAX = 256n;
-/** The static band takes one address in this many of the Service CIDR, between the two bounds. */
-export const STATIC_BAND_STEP = 16n;
-
-/** How many addresses of `serviceCidr` form its static band: min(max(16, size/16), 256), and 0 for a CIDR of 16 addresses or fewer. */
-export function staticBandSize(serviceCidr: IpRange): bigint {
-  if (serviceCidr.size <= STATIC_BAND_MIN) return 0n;
-  const share = serviceCidr.size / STATIC_BAND_STEP;
-  return share < STATIC_BAND_MIN ? STATIC_BAND_MIN : share > STATIC_BAND_MAX ? STATIC_BAND_MAX : share;
-}
+import { pinnableOffsets, STATIC_BAND_MAX, STATIC_BAND_MIN, staticBandSize } from './band.js';
 
 /** Inputs of {@link staticBandProblem}. */
 export interface StaticBandInput {
   /** The source cluster. */
   readonly source: string;
-  /** The source's declared `pinnedServiceIPRange` (validated). */
+  /** One of the source's pinned blocks (validated). */
   readonly range: string;
+  /** The field that declares `range`, for messages. @default 'pinnedServiceIPRange' */
+  readonly field?: 'pinnedServiceIPRange' | 'additionalPinnedServiceIPRanges';
   /** The source's declared `serviceCidrs` (validated). @default none declared: only what holds for every Service CIDR is checked */
   readonly serviceCidrs?: readonly string[];
   /** The IPs pinned for the source this run, `namespace/name` → IP. */
   readonly pinned: Readonly<Record<string, string>>;
 }
+
+/** What a source that needs more pins than one band holds must do. */
+const MORE = 'for more per-pod mirrors than one band holds, add a ServiceCIDR of at least 4,096 addresses (each has a band of its own) and declare a block at its bottom in additionalPinnedServiceIPRanges';
 
 const AT_RISK = 'the API server also gives addresses to new Services that chose none, and a per-pod mirror pinned on an address given away is refused at apply ("provided IP is already allocated")';
 
@@ -53,6 +46,7 @@ const AT_RISK = 'the API server also gives addresses to new Services that chose 
  */
 export function staticBandProblem(input: StaticBandInput): string | undefined {
   const { source } = input;
+  const field = input.field ?? 'pinnedServiceIPRange';
   const range = parseIpRange(input.range);
   const pinnable = pinnableOffsets(range);
   if (pinnable.last < pinnable.first) return undefined;
@@ -67,11 +61,11 @@ export function staticBandProblem(input: StaticBandInput): string | undefined {
     if (pinnable.last <= STATIC_BAND_MAX) return undefined;
     const outside = pinnedInRange.filter((ip) => offsetOf(range, ip)! > STATIC_BAND_MAX).length;
     return (
-      `${source}: pinnedServiceIPRange ${range.cidr} has ${pinnable.last - pinnable.first + 1n} addresses to pin, more than the static band of any Service CIDR holds (its lowest ` +
+      `${source}: ${field} ${range.cidr} has ${pinnable.last - pinnable.first + 1n} addresses to pin, more than the static band of any Service CIDR holds (its lowest ` +
       `min(max(16, size/16), 256) addresses, the only ones the API server keeps for ClusterIPs chosen by the client): past the first ${STATIC_BAND_MAX} addresses of the range, ` +
       `${AT_RISK}${pinnedNow(outside)}. Declare a block of at most ${STATIC_BAND_MAX} addresses at the bottom of the Service CIDR ` +
       `(${addressAt(range, 0n)}/${width - 8} if the Service CIDR starts at ${addressAt(range, 0n)}), and the cluster's serviceCidrs so that the range is checked against the exact band; ` +
-      `a source cannot safely pin more per-pod mirrors than that band holds`
+      MORE
     );
   }
 
@@ -81,7 +75,7 @@ export function staticBandProblem(input: StaticBandInput): string | undefined {
     const sameFamily = cidrs.find((cidr) => cidr.family === range.family);
     const example = sameFamily ? ` (e.g. ${bandBlock(sameFamily) ?? sameFamily.cidr})` : '';
     return (
-      `${source}: pinnedServiceIPRange ${range.cidr} does not lie wholly in any of the cluster's serviceCidrs (${input.serviceCidrs.join(', ')}); the API server refuses a ClusterIP ` +
+      `${source}: ${field} ${range.cidr} does not lie wholly in any of the cluster's serviceCidrs (${input.serviceCidrs.join(', ')}); the API server refuses a ClusterIP ` +
       `outside its Service CIDRs ("provided IP is not in the valid range"), and keeps only the lowest addresses of each (its static band) for ClusterIPs chosen by the client. ` +
       `Declare the range at the bottom of the Service CIDR${example}, or add the Service CIDR it lies in to serviceCidrs`
     );
@@ -98,15 +92,15 @@ export function staticBandProblem(input: StaticBandInput): string | undefined {
     const outside = pinnedInRange.filter((ip) => !inBand(ip)).length;
     if (band === 0n) {
       return (
-        `${source}: the cluster's Service CIDR ${cidr.cidr}, which holds pinnedServiceIPRange ${range.cidr}, has no static band (a Service CIDR of ${STATIC_BAND_MIN} addresses or fewer ` +
+        `${source}: the cluster's Service CIDR ${cidr.cidr}, which holds ${field} ${range.cidr}, has no static band (a Service CIDR of ${STATIC_BAND_MIN} addresses or fewer ` +
         `has none, so the API server keeps none of its addresses for ClusterIPs chosen by the client): ${AT_RISK}${pinnedNow(outside)}. Give the cluster a Service CIDR of more than ${STATIC_BAND_MIN} addresses`
       );
     }
     return (
-      `${source}: pinnedServiceIPRange ${range.cidr} reaches beyond the static band of the cluster's Service CIDR ${cidr.cidr} ` +
+      `${source}: ${field} ${range.cidr} reaches beyond the static band of the cluster's Service CIDR ${cidr.cidr} ` +
       `(${addressAt(cidr, 1n)}-${addressAt(cidr, band)}, its lowest ${band} addresses, the only ones the API server keeps for ClusterIPs chosen by the client): outside it, ` +
-      `${AT_RISK}${pinnedNow(outside)}. Declare pinnedServiceIPRange: '${bandBlock(cidr)!}', which lies in the band; ` +
-      `a source cannot safely pin more per-pod mirrors than the band holds`
+      `${AT_RISK}${pinnedNow(outside)}. Declare ${field}: '${bandBlock(cidr)!}', which lies in the band; ` +
+      MORE
     );
   }
   return undefined;
