@@ -73,6 +73,8 @@ export interface Explanation {
   readonly service: ServiceRef;
   /** What was asked, when it was a mirror's name in a source (`west/shop/web-east`). */
   readonly askedMirror?: string;
+  /** When {@link askedMirror} is a federated Service (`<svc>-federated`): its members, `cluster/namespace/name`; {@link service} is the first remote one. */
+  readonly federatedMembers?: readonly string[];
   /** The service as the lock records it; undefined when the lock does not list it. */
   readonly observed?: {
     readonly labels: Readonly<Record<string, string>>;

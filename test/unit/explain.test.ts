@@ -212,6 +212,22 @@ describe('why a service is mirrored', () => {
     assert.deepEqual(e.service, { cluster: 'tgt', namespace: 'shop', name: 'web' });
     assert.equal(e.askedMirror, 'src/shop/web-tgt');
   });
+
+  test('asked by a federated Service\'s name (<svc>-federated, issue 39): explained for its remote member, every member named', async () => {
+    const e = await explain('src/shop/checkout-federated');
+    assert.deepEqual(e.service, { cluster: 'tgt', namespace: 'shop', name: 'checkout' });
+    assert.equal(e.askedMirror, 'src/shop/checkout-federated');
+    assert.deepEqual(e.federatedMembers, ['tgt/shop/checkout']);
+    assert.deepEqual(e.links.find((l) => l.source === 'src')!.files, ['src/shared/shop/service-checkout-federated.yaml']);
+  });
+
+  test('the bundled example fleet: west/shop/checkout-federated is explained (exit 0), not "did you mean" itself with an export-label hint', () => {
+    const r = mirrorc(['explain', 'west/shop/checkout-federated']);
+    assert.equal(r.status, ExitCode.OK, r.stderr);
+    assert.match(r.stdout, /^west\/shop\/checkout-federated is a federated Service; its members: west\/shop\/checkout, east\/shop\/checkout$/m);
+    assert.match(r.stdout, /^west ← east \(link fleet\/west-from-east\): MIRRORED \(federated mode\)$/m);
+    assert.doesNotMatch(r.stderr, /did you mean|export label/);
+  });
 });
 
 describe('why a service is not mirrored', () => {
