@@ -194,6 +194,19 @@ test('a mistyped option or command gets the closest known one, not advice about 
   assert.doesNotMatch(unrelated.stderr, /did you mean/);
 });
 
+test('mirrorc <unknown-command> --help: "unknown command" and exit 2, not the general help with exit 0 (issue 39)', () => {
+  const typo = mirrorc(['snyth', '--help']);
+  const unrelated = mirrorc(['publish', '-h']);
+  assert.equal(typo.status, ExitCode.INVALID_INPUT);
+  assert.match(typo.stderr, /unknown command "snyth"; did you mean "synth"\?/);
+  assert.equal(typo.stdout, '');
+  assert.equal(unrelated.status, ExitCode.INVALID_INPUT);
+  assert.match(unrelated.stderr, /unknown command "publish"/);
+  // A known command's help, and the general one, are still exit 0.
+  assert.equal(mirrorc(['explain', '--help']).status, ExitCode.OK);
+  assert.equal(mirrorc(['--help']).status, ExitCode.OK);
+});
+
 test('didYouMean: close names and prefixes match; far ones and ties do not', () => {
   assert.equal(didYouMean('--confirm-removal', ['--confirm-removals', '--offline']), '--confirm-removals');
   assert.equal(didYouMean('plna', ['synth', 'plan', 'check']), 'plan');
