@@ -114,11 +114,18 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
   const removalReason = new Map<string, Removal>();
 
   for (const c of changes) {
+    const movedTo = movedFiles(input, c);
     for (const rel of c.removed) {
       const key = `${c.cluster}/${rel}`;
       const file = mirrorFile(key);
       const origin = file ? originIn(input.before, key) : undefined;
       if (!file || !origin) continue;
+      // The same mirror (same origin, same file name and namespace) added in another unit folder: moved, not removed.
+      const to = movedTo.get(rel);
+      if (to !== undefined) {
+        byFile.set(key, { reason: ExplainReason.MOVED, message: `moved to ${to}: the same mirror, in another unit folder (its delivery unit changed)` });
+        continue;
+      }
       // A per-pod Service's own file, from before its headless mirror's file held it: removed while the mirror stays.
       const root = perPodRoot(input.before.get(key)!);
       if (root !== undefined && input.after.has(`${key.slice(0, key.lastIndexOf('/'))}/service-${root}.yaml`)) continue;
@@ -164,6 +171,27 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
         });
     },
   };
+}
+
+/**
+ * The removed mirror files of one source that reappear as added files in another unit folder,
+ * removed path → added path: the same `<namespace>/service-<mirror>.yaml` under another unit
+ * (`from-east/…` → `from-east.1/…`), mirroring the same origin.
+ */
+function movedFiles(input: ChangeReasonInput, c: ClusterChanges): Map<string, string> {
+  const moved = new Map<string, string>();
+  if (c.added.length === 0 || c.removed.length === 0) return moved;
+  const tail = (rel: string): string => rel.split('/').slice(-2).join('/');
+  const added = new Map<string, string[]>();
+  for (const rel of c.added) added.set(tail(rel), [...(added.get(tail(rel)) ?? []), rel]);
+  for (const rel of c.removed) {
+    const candidates = added.get(tail(rel));
+    if (!candidates || !mirrorFile(`${c.cluster}/${rel}`)) continue;
+    const origin = originIn(input.before, `${c.cluster}/${rel}`);
+    const to = origin === undefined ? undefined : candidates.find((a) => originIn(input.after, `${c.cluster}/${a}`) === origin);
+    if (to !== undefined) moved.set(rel, to);
+  }
+  return moved;
 }
 
 /** Why one mirror is removed: the line for its file, and the cause it shares with the other mirrors removed alike (for the removal guard). */
