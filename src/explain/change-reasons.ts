@@ -14,7 +14,7 @@ import { MIRROR_FILE, mirrorOrigin } from '../state/unit-inventory.js';
 import type { FileTree } from '../emit/render-files.js';
 import { DOCUMENT_START } from '../emit/output-names.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
-import { linkSelectorQueries, selectorMatches, selectorToQuery } from '../model/label-selector.js';
+import { linkExportQuery, linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
 import type { FleetSnapshot, ObservedGateway } from '../snapshot/snapshot.js';
 import { compareStrings } from '../util/order.js';
 import type { UnitRecords } from '../state/lock-document.js';
@@ -214,7 +214,7 @@ function whyRemoved(input: ChangeReasonInput, source: string, origin: string, pl
     const observed = input.snapshot.targets[target];
     const queries = linkSelectorQueries(link);
     if (before || (observed && queries.every((q) => observed.selectors.includes(q)))) {
-      const had = before && selectorMatches(link.selector, before.labels) ? `; it had ${selectorToQuery(link.selector)}` : '';
+      const had = before && selectorMatches(link.selector, before.labels) ? `; it had ${linkExportQuery(link)}` : '';
       return {
         reason: ExplainReason.NOT_EXPORTED,
         message: `export label gone: "${target}" no longer lists ${namespace}/${name} among the services link ${link.path} selects (${queries.join(', ')})${had}; the label was removed, or the service deleted`,
@@ -228,7 +228,7 @@ function whyRemoved(input: ChangeReasonInput, source: string, origin: string, pl
     const first = why.reasons[0];
     if (first.reason === ExplainReason.SELECTOR_NOT_MATCHED) {
       const failing = why.selectors.find((s) => s.field === 'selector')?.failing ?? [];
-      return { ...first, message: `selector no longer matches: ${first.message}`, cause: `link ${link.path}'s selector "${selectorToQuery(link.selector)}" no longer matches them (${failing.join('; ')})` };
+      return { ...first, message: `selector no longer matches: ${first.message}`, cause: `link ${link.path}'s selector "${linkExportQuery(link)}" no longer matches them (${failing.join('; ')})` };
     }
     return { ...first, cause: first.reason === ExplainReason.SELECTOR_NOT_OBSERVED ? first.message : `${first.reason} (mirrorc explain ${origin})` };
   }

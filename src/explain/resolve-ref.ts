@@ -11,7 +11,7 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { ServiceRef } from './explain-service.js';
 import { ExplainReason } from './explain-reason.js';
-import { linkSelectorQueries, selectorToQuery } from '../model/label-selector.js';
+import { linkExportQuery, linkSelectorQueries } from '../model/label-selector.js';
 
 /** The question cannot be answered: not `cluster/namespace/name`, an unknown cluster, or a service neither the lock nor the output knows. */
 export class UnknownServiceError extends Error {
@@ -81,7 +81,7 @@ export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapsho
       ? `"${cluster}" has never been observed successfully, so the lock lists none of its services; run synth with access to it`
       : `if it exists in "${cluster}", it lacks the export label: when "${cluster}" was last observed, none of the selectors of its links matched it ` +
         `(${links.map((l) => `${l.path}: ${linkSelectorQueries(l).map((q) => `"${q}"`).join(', ')}`).join('; ')}); ` +
-        `add the label ${selectorToQuery(links[0]!.selector)} to it (or an ExplicitExport), then run synth`;
+        `add the label ${linkExportQuery(links[0]!)} to it (or an ExplicitExport), then run synth`;
   const reason = links.length === 0 ? ExplainReason.NO_LINK : snapshot.targets[cluster] === undefined ? ExplainReason.TARGET_NOT_OBSERVED : ExplainReason.NOT_EXPORTED;
   throw new UnknownServiceError(`no service ${cluster}/${key} in the lock or the output${suggestion ? `; did you mean ${cluster}/${suggestion}?` : ''}\n  ${why}`, reason);
 }
