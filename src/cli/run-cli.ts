@@ -8,7 +8,7 @@ import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
 import { commandHelp, HELP_COMMANDS } from './command-help.js';
 import { didYouMean } from './did-you-mean.js';
 import { npmOfflineProblem } from './npm-offline.js';
-import { ownVersion } from './own-version.js';
+import { ownVersion } from '../util/own-version.js';
 import type { FsHost } from '../emit/fs-host.js';
 import { runSynth } from '../pipeline/run-synth.js';
 import { printErr, printOut } from '../util/print.js';

@@ -16,6 +16,7 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { printableJson } from '../util/printable-text.js';
 import { sortedUnique } from '../util/order.js';
+import { ownVersion } from '../util/own-version.js';
 import { redact } from '../util/redact.js';
 import type { RunLog } from './run-log.js';
 import type { DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
@@ -73,6 +74,8 @@ export interface SourceReport extends ClusterState {
 export interface RunReport {
   /** The report format's version (1); bumped on incompatible changes. */
   readonly reportFormat: typeof REPORT_FORMAT;
+  /** The version of mirrorc that wrote the report (its package.json's `version`). */
+  readonly mirrorcVersion: string;
   /** The command that ran. */
   readonly command: ReportCommand;
   /** The run's exit code (documented with the CLI). */
@@ -165,6 +168,7 @@ export function buildRunReport(facts: RunFacts): RunReport {
   });
   return {
     reportFormat: REPORT_FORMAT,
+    mirrorcVersion: ownVersion(),
     command: facts.command,
     exitCode: facts.exitCode,
     error: facts.error !== undefined ? redact(facts.error) : null,

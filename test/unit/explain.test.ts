@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -328,6 +328,12 @@ describe('the explain command', () => {
     assert.equal(json.status, ExitCode.OK, json.stderr);
     const data = JSON.parse(json.stdout) as Explanation;
     assert.deepEqual(data.links.map((l) => [l.source, l.mirrored, l.reasons[0]!.reason]), [['src', false, 'selector-not-matched'], ['src2', true, 'mirrored']]);
+    // Every JSON document names its format and the mirrorc that wrote it (issue 39), an error's too
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    assert.deepEqual([(data as unknown as Record<string, unknown>).reportFormat, (data as unknown as Record<string, unknown>).mirrorcVersion], [1, version]);
+    const failed = mirrorc(['explain', 'tgt/shop/wbe', '--json', '--fleet', fleetFile, '--lock', lockFile, '--out', outDir]);
+    assert.equal(failed.status, ExitCode.INVALID_INPUT);
+    assert.deepEqual(Object.entries(JSON.parse(failed.stdout) as Record<string, unknown>).slice(0, 2), [['reportFormat', 1], ['mirrorcVersion', version]]);
   });
 
   test('explain --help: its usage line and only the options it takes; the general help lists it', () => {

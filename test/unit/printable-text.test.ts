@@ -193,7 +193,7 @@ describe('markdown-text: nothing a target wrote renders as markup', () => {
     const words = `denied\n::error::pwned \u001b[31m\r ${PAYLOADS.join(' ')}`;
     const cluster = { observed: true, reachable: false, stale: true, staleSince: '2025-03-01T10:00:00Z', error: `cluster "b": ${words}` };
     const report: RunReport = {
-      reportFormat: 1, command: 'synth', exitCode: 3, error: `compile failed: ${words}`, offline: false, shard: null, lockChanged: false, warnings: [], diagnostics: [],
+      reportFormat: 1, mirrorcVersion: '0.1.0', command: 'synth', exitCode: 3, error: `compile failed: ${words}`, offline: false, shard: null, lockChanged: false, warnings: [], diagnostics: [],
       targets: [{ cluster: 'b', ...cluster, exportedServices: 1 }],
       sources: [{ cluster: 'a', ...cluster, compiled: true, added: [], changed: [], removed: [], unchanged: 1 }],
     };

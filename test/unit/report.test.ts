@@ -31,6 +31,8 @@ test('the report of a plan lists, per source, exactly the changed files, and per
     const report = JSON.parse(readFileSync(reportFile, 'utf8'));
     assert.deepEqual(report, {
       reportFormat: REPORT_FORMAT,
+      // The version of mirrorc that wrote it (issue 39: every report names it)
+      mirrorcVersion: JSON.parse(readFileSync('package.json', 'utf8')).version,
       command: 'plan',
       exitCode: 0,
       error: null,
@@ -127,7 +129,7 @@ test('the job summary keeps the shape of a multi-line error: the removal guard\'
     (r) => (r.source === 'london' ? ['paris lists no exported service'] : []),
   );
   const report = {
-    reportFormat: REPORT_FORMAT, command: 'synth', exitCode: ExitCode.REMOVAL_NOT_CONFIRMED, error, offline: false, shard: null, lockChanged: false,
+    reportFormat: REPORT_FORMAT, mirrorcVersion: '0.1.0', command: 'synth', exitCode: ExitCode.REMOVAL_NOT_CONFIRMED, error, offline: false, shard: null, lockChanged: false,
     targets: [], sources: [], warnings: [], diagnostics: [],
   } as const;
   const html = new MarkdownIt().render(jobSummaryMarkdown(report));

@@ -138,7 +138,7 @@ describe('synth against a target that refuses every request, with a lock saying 
 
 test('job summary: counts per compiled source, stale clusters with their time, no summary file means nothing written', () => {
   const md = jobSummaryMarkdown({
-    reportFormat: 1, command: 'synth', exitCode: 0, error: null, offline: false, shard: null, lockChanged: true, warnings: [], diagnostics: [],
+    reportFormat: 1, mirrorcVersion: '0.1.0', command: 'synth', exitCode: 0, error: null, offline: false, shard: null, lockChanged: true, warnings: [], diagnostics: [],
     targets: [{ cluster: 'paris', observed: true, reachable: true, stale: false, staleSince: null, error: null, exportedServices: 2 }],
     sources: [{ cluster: 'london', observed: true, reachable: true, stale: false, staleSince: null, error: null, compiled: true, added: ['a.yaml', 'b.yaml'], changed: [], removed: ['c.yaml'], unchanged: 4 }],
   });
