@@ -36,7 +36,7 @@ export function jobSummaryMarkdown(report: RunReport): string {
   } else if (report.targets.length + report.sources.length > 0) {
     lines.push('No stale clusters.', '');
   }
-  lines.push(`Lock ${report.lockChanged ? (report.command === 'synth' || report.command === 'observe' ? 'updated' : 'would change') : 'unchanged'}.`, '');
+  lines.push(`Lock ${report.lockChanged ? (report.command === 'synth' || report.command === 'observe' ? 'updated' : 'would change') : 'unchanged'}. mirrorc ${markdownText(report.mirrorcVersion)}.`, '');
   return outputText(`${lines.join('\n')}\n`);
 }
 
