@@ -7,6 +7,10 @@ import { runExplain } from '../pipeline/run-explain.js';
 import { CLI_OPTIONS } from './options.js';
 import { printOut } from '../util/print.js';
 import { printableJson } from '../util/printable-text.js';
+import { ownVersion } from '../util/own-version.js';
+
+/** The version of explain's `--json` format; bumped on incompatible changes (docs/releases.md). */
+export const EXPLAIN_REPORT_FORMAT = 1;
 
 /** The parsed options explain reads. */
 export interface ExplainArgs {
@@ -40,10 +44,15 @@ export async function runExplainCommand(argv: readonly string[], args: readonly 
     outDir,
   });
   if (!outcome.ok) {
-    if (values.json) printOut(printableJson(JSON.stringify({ error: outcome.error, ...(outcome.reason ? { reason: outcome.reason } : {}) }, null, 2)));
+    if (values.json) printOut(printableJson(JSON.stringify({ ...jsonHeader(), error: outcome.error, ...(outcome.reason ? { reason: outcome.reason } : {}) }, null, 2)));
     return commandLineFailure(argv, ExitCode.INVALID_INPUT, outcome.error);
   }
   // JSON keeps exact values (printableJson changes only how characters are written); text lines are made printable.
-  printOut(values.json ? printableJson(JSON.stringify(outcome.explanation, null, 2)) : renderExplanation(outcome.explanation, outDir).join('\n'));
+  printOut(values.json ? printableJson(JSON.stringify({ ...jsonHeader(), ...outcome.explanation }, null, 2)) : renderExplanation(outcome.explanation, outDir).join('\n'));
   return ExitCode.OK;
+}
+
+/** What every JSON document explain prints starts with: its format's version and mirrorc's. */
+function jsonHeader(): { reportFormat: number; mirrorcVersion: string } {
+  return { reportFormat: EXPLAIN_REPORT_FORMAT, mirrorcVersion: ownVersion() };
 }

@@ -8,7 +8,7 @@ import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
 import { commandHelp, HELP_COMMANDS } from './command-help.js';
 import { didYouMean } from './did-you-mean.js';
 import { npmOfflineProblem } from './npm-offline.js';
-import { ownVersion } from './own-version.js';
+import { ownVersion } from '../util/own-version.js';
 import type { FsHost } from '../emit/fs-host.js';
 import { runSynth } from '../pipeline/run-synth.js';
 import { printErr, printOut } from '../util/print.js';
@@ -54,7 +54,8 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
     printOut(ownVersion());
     return ExitCode.OK;
   }
-  if (values.help) {
+  // `mirrorc <unknown> --help` is the unknown command's error (exit 2), not the general help with exit 0.
+  if (values.help && (command === undefined || KNOWN_COMMANDS.includes(command))) {
     const known = command !== undefined && (HELP_COMMANDS as readonly string[]).includes(command);
     printOut(known ? commandHelp(command as (typeof HELP_COMMANDS)[number]) : USAGE);
     return ExitCode.OK;

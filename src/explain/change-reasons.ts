@@ -14,7 +14,7 @@ import { MIRROR_FILE, mirrorOrigin } from '../state/unit-inventory.js';
 import type { FileTree } from '../emit/render-files.js';
 import { DOCUMENT_START } from '../emit/output-names.js';
 import type { FleetSpec } from '../model/fleet-spec.js';
-import { linkSelectorQueries, selectorMatches, selectorToQuery } from '../model/label-selector.js';
+import { linkExportQuery, linkSelectorQueries, selectorMatches } from '../model/label-selector.js';
 import type { FleetSnapshot, ObservedGateway } from '../snapshot/snapshot.js';
 import { compareStrings } from '../util/order.js';
 import type { UnitRecords } from '../state/lock-document.js';
@@ -114,11 +114,18 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
   const removalReason = new Map<string, Removal>();
 
   for (const c of changes) {
+    const movedTo = movedFiles(input, c);
     for (const rel of c.removed) {
       const key = `${c.cluster}/${rel}`;
       const file = mirrorFile(key);
       const origin = file ? originIn(input.before, key) : undefined;
       if (!file || !origin) continue;
+      // The same mirror (same origin, same file name and namespace) added in another unit folder: moved, not removed.
+      const to = movedTo.get(rel);
+      if (to !== undefined) {
+        byFile.set(key, { reason: ExplainReason.MOVED, message: `moved to ${to}: the same mirror, in another unit folder (its delivery unit changed)` });
+        continue;
+      }
       // A per-pod Service's own file, from before its headless mirror's file held it: removed while the mirror stays.
       const root = perPodRoot(input.before.get(key)!);
       if (root !== undefined && input.after.has(`${key.slice(0, key.lastIndexOf('/'))}/service-${root}.yaml`)) continue;
@@ -166,6 +173,27 @@ export function changeReasons(input: ChangeReasonInput, changes: readonly Cluste
   };
 }
 
+/**
+ * The removed mirror files of one source that reappear as added files in another unit folder,
+ * removed path → added path: the same `<namespace>/service-<mirror>.yaml` under another unit
+ * (`from-east/…` → `from-east.1/…`), mirroring the same origin.
+ */
+function movedFiles(input: ChangeReasonInput, c: ClusterChanges): Map<string, string> {
+  const moved = new Map<string, string>();
+  if (c.added.length === 0 || c.removed.length === 0) return moved;
+  const tail = (rel: string): string => rel.split('/').slice(-2).join('/');
+  const added = new Map<string, string[]>();
+  for (const rel of c.added) added.set(tail(rel), [...(added.get(tail(rel)) ?? []), rel]);
+  for (const rel of c.removed) {
+    const candidates = added.get(tail(rel));
+    if (!candidates || !mirrorFile(`${c.cluster}/${rel}`)) continue;
+    const origin = originIn(input.before, `${c.cluster}/${rel}`);
+    const to = origin === undefined ? undefined : candidates.find((a) => originIn(input.after, `${c.cluster}/${a}`) === origin);
+    if (to !== undefined) moved.set(rel, to);
+  }
+  return moved;
+}
+
 /** Why one mirror is removed: the line for its file, and the cause it shares with the other mirrors removed alike (for the removal guard). */
 interface Removal extends ReasonLine {
   readonly cause: string;
@@ -186,7 +214,7 @@ function whyRemoved(input: ChangeReasonInput, source: string, origin: string, pl
     const observed = input.snapshot.targets[target];
     const queries = linkSelectorQueries(link);
     if (before || (observed && queries.every((q) => observed.selectors.includes(q)))) {
-      const had = before && selectorMatches(link.selector, before.labels) ? `; it had ${selectorToQuery(link.selector)}` : '';
+      const had = before && selectorMatches(link.selector, before.labels) ? `; it had ${linkExportQuery(link)}` : '';
       return {
         reason: ExplainReason.NOT_EXPORTED,
         message: `export label gone: "${target}" no longer lists ${namespace}/${name} among the services link ${link.path} selects (${queries.join(', ')})${had}; the label was removed, or the service deleted`,
@@ -200,7 +228,7 @@ function whyRemoved(input: ChangeReasonInput, source: string, origin: string, pl
     const first = why.reasons[0];
     if (first.reason === ExplainReason.SELECTOR_NOT_MATCHED) {
       const failing = why.selectors.find((s) => s.field === 'selector')?.failing ?? [];
-      return { ...first, message: `selector no longer matches: ${first.message}`, cause: `link ${link.path}'s selector "${selectorToQuery(link.selector)}" no longer matches them (${failing.join('; ')})` };
+      return { ...first, message: `selector no longer matches: ${first.message}`, cause: `link ${link.path}'s selector "${linkExportQuery(link)}" no longer matches them (${failing.join('; ')})` };
     }
     return { ...first, cause: first.reason === ExplainReason.SELECTOR_NOT_OBSERVED ? first.message : `${first.reason} (mirrorc explain ${origin})` };
   }

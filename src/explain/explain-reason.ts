@@ -50,6 +50,8 @@ export const ExplainReason = {
   GATEWAY_PROBE_FAILED: 'gateway-probe-failed',
   /** Some pods of a per-pod (StatefulSet) mirror are not ready and are left out. */
   PODS_NOT_READY: 'pods-not-ready',
+  /** (plan and synth, for a removed file) The mirror is not removed: it moved to another unit folder of the source (its delivery unit changed). */
+  MOVED: 'moved',
   /** The link mirrors the service into a federated Service `<svc>-federated`. */
   FEDERATED_MEMBER: 'federated-member',
 } as const;

@@ -17,7 +17,7 @@ import { recordLookups } from '../state/unit-records.js';
 import type { UnitRecords } from '../state/lock-document.js';
 import type { FileTree } from '../emit/render-files.js';
 import type { FleetSpec, LinkSpec } from '../model/fleet-spec.js';
-import { linkSelectorQueries, selectorMatches, selectorToQuery, type LabelSelector } from '../model/label-selector.js';
+import { linkExportQuery, linkSelectorQueries, selectorMatches, selectorToQuery, type LabelSelector } from '../model/label-selector.js';
 import type { FleetSnapshot, ObservedService } from '../snapshot/snapshot.js';
 import { ExplainReason } from './explain-reason.js';
 import { selectorMismatches } from './selector-mismatches.js';
@@ -73,6 +73,8 @@ export interface Explanation {
   readonly service: ServiceRef;
   /** What was asked, when it was a mirror's name in a source (`west/shop/web-east`). */
   readonly askedMirror?: string;
+  /** When {@link askedMirror} is a federated Service (`<svc>-federated`): its members, `cluster/namespace/name`; {@link service} is the first remote one. */
+  readonly federatedMembers?: readonly string[];
   /** The service as the lock records it; undefined when the lock does not list it. */
   readonly observed?: {
     readonly labels: Readonly<Record<string, string>>;
@@ -160,7 +162,11 @@ function explainLink(input: ExplainInput, ref: ServiceRef, link: LinkSpec, servi
   const { spec, snapshot } = input;
   const origin = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   const base = { link: link.path, source: link.source, target: link.target };
-  const selectors: SelectorCheck[] = SELECTOR_FIELDS.map((field) => selectorCheck(field, link[field], service?.labels ?? {}));
+  // A selector the link turns off (null) is not listed: it selects nothing.
+  const selectors: SelectorCheck[] = SELECTOR_FIELDS.flatMap((field) => {
+    const selector = link[field];
+    return selector === null ? [] : [selectorCheck(field, selector, service?.labels ?? {})];
+  });
   const stop = (reason: ExplainReason, message: string, extra: Partial<LinkExplanation> = {}): LinkExplanation => ({
     ...base, mirrored: false, selectors, reasons: [{ reason, message }], mirrorServices: [], files: [], ...extra,
   });
@@ -189,7 +195,7 @@ function explainLink(input: ExplainInput, ref: ServiceRef, link: LinkSpec, servi
   if (!request && !federated) {
     // The export selector's failing labels say what to add; every selector's verdict is in `selectors`.
     const failing = selectors.find((s) => s.field === 'selector')!.failing;
-    return stop(ExplainReason.SELECTOR_NOT_MATCHED, `link ${link.path}'s selector "${selectorToQuery(link.selector)}" does not match ${origin} (${failing.join('; ')}), nor does its remoteDiscoverySelector or federatedServiceSelector, and it is not explicitly exported`);
+    return stop(ExplainReason.SELECTOR_NOT_MATCHED, `link ${link.path}'s selector "${linkExportQuery(link)}" does not match ${origin} (${failing.join('; ')}), nor does its remoteDiscoverySelector or federatedServiceSelector, and it is not explicitly exported`);
   }
   const found = plan instanceof CompileError ? [] : unitsOf(plan, link.source, origin, request ? undefined : { namespace: ref.namespace, name: federatedServiceName(ref.name), member: `${ref.name}@${ref.cluster}` });
   const mode = request ? (link.mcs && request.mode === 'gateway' ? 'mcs' : request.mode) : 'federated';
@@ -251,7 +257,7 @@ function notExportedMessage(link: LinkSpec, ref: ServiceRef): string {
   return (
     `the lock lists no Service ${ref.namespace}/${ref.name} in "${ref.cluster}": when it was last observed, none of link ${link.path}'s selectors ` +
     `(${linkSelectorQueries(link).map((q) => `"${q}"`).join(', ')}) matched it, or it did not exist. If it exists, it lacks the export label: ` +
-    `add ${selectorToQuery(link.selector)} to it (or an ExplicitExport), then run synth`
+    `add ${linkExportQuery(link)} to it (or an ExplicitExport), then run synth`
   );
 }
 

@@ -5,7 +5,11 @@ import type { Explanation } from './explain-service.js';
 export function renderExplanation(e: Explanation, outDir: string): string[] {
   const { cluster, namespace, name } = e.service;
   const lines: string[] = [];
-  lines.push(e.askedMirror ? `${e.askedMirror} is a mirror of ${cluster}/${namespace}/${name}` : `${cluster}/${namespace}/${name}`);
+  if (e.federatedMembers) {
+    lines.push(`${e.askedMirror} is a federated Service; its members: ${e.federatedMembers.join(', ')}`);
+    lines.push(`(explained below for ${cluster}/${namespace}/${name}; mirrorc explain <member> explains another)`, '');
+  }
+  lines.push(e.askedMirror && !e.federatedMembers ? `${e.askedMirror} is a mirror of ${cluster}/${namespace}/${name}` : `${cluster}/${namespace}/${name}`);
   if (e.observed) {
     const labels = Object.entries(e.observed.labels).map(([k, v]) => `${k}=${v}`);
     const kind = `${e.observed.headless ? 'headless ' : ''}${e.observed.type}`;

@@ -11,7 +11,7 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { ServiceRef } from './explain-service.js';
 import { ExplainReason } from './explain-reason.js';
-import { linkSelectorQueries, selectorToQuery } from '../model/label-selector.js';
+import { linkExportQuery, linkSelectorQueries } from '../model/label-selector.js';
 
 /** The question cannot be answered: not `cluster/namespace/name`, an unknown cluster, or a service neither the lock nor the output knows. */
 export class UnknownServiceError extends Error {
@@ -26,7 +26,12 @@ export class UnknownServiceError extends Error {
 export interface ResolvedRef {
   readonly service: ServiceRef;
   readonly askedMirror?: string;
+  /** When the mirror asked about is a federated Service `<svc>-federated`: its members (`cluster/namespace/name`), the one explained first among the remote ones. */
+  readonly federatedMembers?: readonly string[];
 }
+
+/** The origin of a federated unit (plan-federated.ts): `namespace/service (members svc@cluster, ...)`. */
+const FEDERATED_ORIGIN = /^([^/ ]+)\/([^/ ]+) \(members ([^)]*)\)$/;
 
 const SERVICE_FILE = /^([^/]+)\/(?:[^/]+\/)?([^/]+)\/service-([^/]+)\.yaml$/;
 
@@ -51,6 +56,8 @@ export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapsho
   const key = `${namespace}/${name}`;
   const listed = snapshot.targets[cluster]?.services.some((s) => `${s.namespace}/${s.name}` === key) ?? false;
   if (listed) return { service: { cluster, namespace, name } };
+  const federated = federatedMembersOf(cluster, key, spec, plan);
+  if (federated) return federated.members.length > 0 ? { service: federated.explained, askedMirror: text, federatedMembers: federated.members } : federatedWithoutMembers(text);
   const origin = mirrorOriginOf(cluster, key, spec, owners, plan);
   if (origin) {
     const [target, ns, svc] = origin.split('/') as [string, string, string];
@@ -65,7 +72,8 @@ export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapsho
   }
   // Neither listed nor a mirror: a mistyped name, or a service that no selector matched (a forgotten export label).
   const known = [...(snapshot.targets[cluster]?.services.map((s) => `${s.namespace}/${s.name}`) ?? []), ...mirrorKeys(cluster, before, plan)];
-  const suggestion = didYouMean(key, known);
+  // (Never the name asked about: it is known, but not as a service explain can answer for.)
+  const suggestion = didYouMean(key, known.filter((k) => k !== key));
   const links = spec.links.filter((l) => l.target === cluster);
   const why = links.length === 0
     ? `no link has "${cluster}" as its target, so none of its services is mirrored`
@@ -73,9 +81,36 @@ export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapsho
       ? `"${cluster}" has never been observed successfully, so the lock lists none of its services; run synth with access to it`
       : `if it exists in "${cluster}", it lacks the export label: when "${cluster}" was last observed, none of the selectors of its links matched it ` +
         `(${links.map((l) => `${l.path}: ${linkSelectorQueries(l).map((q) => `"${q}"`).join(', ')}`).join('; ')}); ` +
-        `add the label ${selectorToQuery(links[0]!.selector)} to it (or an ExplicitExport), then run synth`;
+        `add the label ${linkExportQuery(links[0]!)} to it (or an ExplicitExport), then run synth`;
   const reason = links.length === 0 ? ExplainReason.NO_LINK : snapshot.targets[cluster] === undefined ? ExplainReason.TARGET_NOT_OBSERVED : ExplainReason.NOT_EXPORTED;
   throw new UnknownServiceError(`no service ${cluster}/${key} in the lock or the output${suggestion ? `; did you mean ${cluster}/${suggestion}?` : ''}\n  ${why}`, reason);
+}
+
+/**
+ * The federated Service `namespace/name` of source `cluster` (a `<svc>-federated` the plan puts
+ * there), as its members in precedence order, each `cluster/namespace/name` (a remote member's
+ * namespace mapped back through its link's namespaceMap), and the first remote member to explain.
+ */
+function federatedMembersOf(cluster: string, key: string, spec: FleetSpec, plan: FleetPlan | CompileError): { members: string[]; explained: ServiceRef } | undefined {
+  const [namespace, name] = key.split('/') as [string, string];
+  const units = 'plans' in plan ? (plan.plans.find((p) => p.source === cluster)?.units ?? []) : [];
+  const unit = units.find((u) => u.mode === 'federated' && u.namespace === namespace && u.serviceNames.includes(name));
+  const m = unit ? FEDERATED_ORIGIN.exec(unit.origin) : null;
+  if (!m) return undefined;
+  const members = m[3]!.split(', ').filter((id) => id.includes('@')).map((id): ServiceRef => {
+    const at = id.lastIndexOf('@');
+    const member = { name: id.slice(0, at), cluster: id.slice(at + 1) };
+    const link = spec.links.find((l) => l.source === cluster && l.target === member.cluster);
+    const fromNamespace = Object.entries(link?.namespaceMap ?? {}).find(([, to]) => to === namespace)?.[0] ?? namespace;
+    return { cluster: member.cluster, namespace: member.cluster === cluster ? namespace : fromNamespace, name: member.name };
+  });
+  const explained = members.find((s) => s.cluster !== cluster) ?? members[0];
+  return { members: members.map((s) => `${s.cluster}/${s.namespace}/${s.name}`), explained: explained ?? { cluster, namespace, name } };
+}
+
+/** A federated Service with no member left to explain (cannot happen for a compiled one; guarded all the same). */
+function federatedWithoutMembers(text: string): never {
+  throw new UnknownServiceError(`${text} is a federated Service with no member; explain one of its members (<cluster>/<namespace>/<service>)`);
 }
 
 /** The origin of the mirror `namespace/name` of source `cluster`: compiled now, recorded in the lock, or by its name suffix. */

@@ -86,6 +86,16 @@ kubeconfig from the secret MIRRORC_KUBECONFIG (mint it with \`npx --no-install m
 `;
 
 /**
+ * The `allowScripts` policy of a scaffolded package.json (npm 11.19+ warns on every install about a
+ * dependency's install script that the project's policy does not cover; a later npm blocks them).
+ * mirrorc's one dependency with an install script is esbuild (through tsx, which loads the fleet
+ * file): its postinstall only checks the platform binary that npm installs as an optional
+ * dependency (`@esbuild/<os>-<arch>`) and swaps esbuild's command-line launcher for it, which the
+ * JavaScript API that tsx uses does not need. So it is denied: no warning, and no code run at install.
+ */
+export const INSTALL_SCRIPT_POLICY: Readonly<Record<string, boolean>> = { esbuild: false };
+
+/**
  * The package.json of a fleet repository that has none yet: mirrorc from the registry by a semver
  * range of this version (`^0.1.0`: later 0.1.x releases, which keep the lock and the output format),
  * and its peers. A team without a registry replaces the range with a tarball committed in the
@@ -98,6 +108,7 @@ export function newPackageJson(name: string, mirrorcVersion: string, peers: Read
     type: 'module',
     scripts: FLEET_SCRIPTS,
     dependencies: { mirrorc: `^${mirrorcVersion}`, ...peers },
+    allowScripts: INSTALL_SCRIPT_POLICY,
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { App } from 'cdk8s';
 import { Fleet, FleetDefinitionError, type FleetDefinition } from '../model/fleet.js';
 import { fleetCodeErrorMessage } from './fleet-code-error.js';
+import { fleetRootHint } from './fleet-root-hint.js';
 import { importFleetModule, TypeScriptLoaderMissingError } from './import-fleet-module.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 
@@ -21,7 +22,7 @@ export class FleetLoadError extends InvalidInputError {
 /** Imports `file` and checks that its default export is a {@link FleetDefinition}. */
 export async function importFleetDefinition(file: string): Promise<FleetDefinition> {
   const abs = resolve(file);
-  if (!existsSync(abs)) throw new FleetLoadError(`fleet definition ${file} does not exist (pass --fleet <file>)`);
+  if (!existsSync(abs)) throw new FleetLoadError(`fleet definition ${file} does not exist (pass --fleet <file>)${fleetRootHint(file, process.cwd())}`);
   let mod: { default?: unknown };
   try {
     mod = await importFleetModule(abs);

@@ -99,12 +99,12 @@ export interface LinkSpec {
   readonly target: string;
   /** Construct path, for messages. */
   readonly path: string;
-  /** Selects target services mirrored in gateway mode. */
-  readonly selector: LabelSelector;
-  /** Selects target services mirrored in flat (remote-discovery) mode; wins over `selector`. */
-  readonly remoteDiscoverySelector: LabelSelector;
-  /** Selects target services that join the source's federated Services `<svc>-federated`. */
-  readonly federatedServiceSelector: LabelSelector;
+  /** Selects target services mirrored in gateway mode; null: none (a flat-only link). */
+  readonly selector: LabelSelector | null;
+  /** Selects target services mirrored in flat (remote-discovery) mode; wins over `selector`; null: none. */
+  readonly remoteDiscoverySelector: LabelSelector | null;
+  /** Selects target services that join the source's federated Services `<svc>-federated`; null: none. */
+  readonly federatedServiceSelector: LabelSelector | null;
   /** How the source gets the target's credentials Secret for flat mode and federated members; absent when not declared. */
   readonly remoteDiscoveryCredentials?: RemoteDiscoveryCredentialsSpec;
   /** Label keys never copied; `x/*` excludes every key starting with `x`. */

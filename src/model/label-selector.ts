@@ -97,8 +97,9 @@ export function labelSelectorProblems(selector: LabelSelector): string[] {
   return problems;
 }
 
-/** Whether `labels` satisfy `selector`. */
-export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
+/** Whether `labels` satisfy `selector`; a link's selector turned off (`null`) matches nothing. */
+export function selectorMatches(selector: LabelSelector | null, labels: Readonly<Record<string, string>>): boolean {
+  if (selector === null) return false;
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     if (labels[key] !== value) return false;
   }
@@ -148,11 +149,20 @@ export function selectorToQuery(selector: LabelSelector): string {
  * The selectors whose services a link mirrors, in query form, sorted and unique. Observation lists
  * exactly these and compile checks the lock holds them, so a new mode's selector is added here once.
  */
-export function linkSelectorQueries(link: {
-  readonly selector: LabelSelector;
-  readonly remoteDiscoverySelector: LabelSelector;
-  readonly federatedServiceSelector: LabelSelector;
-}): string[] {
-  const queries = [link.selector, link.remoteDiscoverySelector, link.federatedServiceSelector].map(selectorToQuery);
+export function linkSelectorQueries(link: LinkSelectors): string[] {
+  const queries = [link.selector, link.remoteDiscoverySelector, link.federatedServiceSelector].filter((s) => s !== null).map(selectorToQuery);
   return [...new Set(queries)].sort(compareStrings);
+}
+
+/** A link's three selectors; `null` turns that mode off for the link. */
+export interface LinkSelectors {
+  readonly selector: LabelSelector | null;
+  readonly remoteDiscoverySelector: LabelSelector | null;
+  readonly federatedServiceSelector: LabelSelector | null;
+}
+
+/** The label a service needs to be mirrored by `link`, in query form, for hints: its gateway selector's, else the first mode's it has on. */
+export function linkExportQuery(link: LinkSelectors): string {
+  const on = [link.selector, link.remoteDiscoverySelector, link.federatedServiceSelector].find((s) => s !== null);
+  return on ? selectorToQuery(on) : '(none: the link turns every selector off)';
 }

@@ -71,26 +71,30 @@ export interface LinkProps {
    */
   readonly target: Cluster;
   /**
-   * Selects the target services mirrored through the gateway.
+   * Selects the target services mirrored through the gateway. `null`: none (a flat-only link, e.g.
+   * to a target without a gateway).
    *
    * @default - `mirror.linkerd.io/exported=true`
    */
-  readonly selector?: LabelSelector;
+  readonly selector?: LabelSelector | null;
   /**
    * Selects the target services mirrored in flat (remote-discovery, pod-to-pod) mode: a mirror
    * Service without Endpoints that Linkerd resolves through the target's API. Wins over `selector`
-   * when a service matches both.
+   * when a service matches both. `null`: none (the link mirrors nothing in flat mode; with
+   * `federatedServiceSelector: null` too, a gateway-only link, which needs no credentials Secret).
    *
    * @default - `mirror.linkerd.io/exported=remote-discovery`
    */
-  readonly remoteDiscoverySelector?: LabelSelector;
+  readonly remoteDiscoverySelector?: LabelSelector | null;
   /**
    * Selects the target services that join the source's federated Service `<svc>-federated` (one
    * per namespace and name, listing every member as `svc@cluster`); see docs/modes/federated.md.
+   * `null`: none (the target's services join no federated Service through this link, and need no
+   * credentials Secret for it).
    *
    * @default - `mirror.linkerd.io/federated=member`
    */
-  readonly federatedServiceSelector?: LabelSelector;
+  readonly federatedServiceSelector?: LabelSelector | null;
   /**
    * How the credentials Secret of flat-mode mirrors and federated members reaches the source. Without it, compile warns (once per
    * link that has flat-mode mirrors) and spells out the Secret the source needs.
@@ -245,9 +249,10 @@ export class Link extends Construct {
       source: this.props.source?.name,
       target: this.props.target?.name,
       path: this.node.path,
-      selector: this.props.selector ?? DEFAULT_EXPORT_SELECTOR,
-      remoteDiscoverySelector: this.props.remoteDiscoverySelector ?? DEFAULT_REMOTE_DISCOVERY_SELECTOR,
-      federatedServiceSelector: this.props.federatedServiceSelector ?? DEFAULT_FEDERATED_SERVICE_SELECTOR,
+      // null (a mode turned off) is kept; only an absent selector takes its default.
+      selector: this.props.selector === null ? null : (this.props.selector ?? DEFAULT_EXPORT_SELECTOR),
+      remoteDiscoverySelector: this.props.remoteDiscoverySelector === null ? null : (this.props.remoteDiscoverySelector ?? DEFAULT_REMOTE_DISCOVERY_SELECTOR),
+      federatedServiceSelector: this.props.federatedServiceSelector === null ? null : (this.props.federatedServiceSelector ?? DEFAULT_FEDERATED_SERVICE_SELECTOR),
       ...(this.props.remoteDiscoveryCredentials !== undefined
         ? {
             remoteDiscoveryCredentials: {

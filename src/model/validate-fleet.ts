@@ -167,9 +167,13 @@ export function fleetProblems(clusters: readonly Cluster[], links: readonly Link
     const dup = seenLinks.get(key);
     if (dup) problems.push(`${where}: "${spec.source}" already links to "${spec.target}" in ${dup.node.path}; keep one link per source and target`);
     else seenLinks.set(key, link);
-    for (const p of labelSelectorProblems(spec.selector)) problems.push(`${where}: selector: ${p}`);
-    for (const p of labelSelectorProblems(spec.remoteDiscoverySelector)) problems.push(`${where}: remoteDiscoverySelector: ${p}`);
-    for (const p of labelSelectorProblems(spec.federatedServiceSelector)) problems.push(`${where}: federatedServiceSelector: ${p}`);
+    for (const field of ['selector', 'remoteDiscoverySelector', 'federatedServiceSelector'] as const) {
+      const selector = spec[field];
+      if (selector !== null) for (const p of labelSelectorProblems(selector)) problems.push(`${where}: ${field}: ${p}`);
+    }
+    if (spec.selector === null && spec.remoteDiscoverySelector === null && spec.federatedServiceSelector === null) {
+      problems.push(`${where}: selector, remoteDiscoverySelector and federatedServiceSelector are all null: the link would mirror nothing; remove it, or keep one selector`);
+    }
     const credentials = spec.remoteDiscoveryCredentials;
     if (credentials !== undefined) {
       if (credentials.provided !== 'external') {

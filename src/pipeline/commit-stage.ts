@@ -29,7 +29,9 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
     else writeOutput(outDir, tree, lockFile, lockText, before, host);
     mark('write');
     // The changed fields are shown with --verbose only: without it they are not worked out (each changed file parsed twice).
-    logChanges(log.info, log.verbosity === 'verbose' ? log.detail : undefined, changes, outDir, before, tree, reasons?.byFile, options.verbosity === 'verbose' ? Infinity : LISTED_ADDED_FILES);
+    // A lock-only change (what was observed changed, but compiles to the same files) is said as such, never as "no changes".
+    if (changes.length === 0 && lockChanged) log.info(`${outDir}/ is up to date: no file changes; ${lockFile}: updated`);
+    else logChanges(log.info, log.verbosity === 'verbose' ? log.detail : undefined, changes, outDir, before, tree, reasons?.byFile, options.verbosity === 'verbose' ? Infinity : LISTED_ADDED_FILES);
     if (delivery) emitDelivery(host, 'write', deliveryDir, delivery, log.info);
     return `${outDir}/ and the lock were written (stale clusters keep their last known state)`;
   }
@@ -42,7 +44,8 @@ export function commitStage(run: RunContext, loaded: Loaded, compiled: Compiled,
   const printSink = options.print ?? printOut;
   // The plan shows changed fields, which may hold a target's annotation values: redacted and made printable like every log line.
   const print = (line: string): void => printSink(outputText(line));
-  logChanges(print, print, changes, outDir, before, tree, reasons?.byFile);
+  if (changes.length === 0 && lockChanged) print(`${outDir}/ is up to date: no file changes`);
+  else logChanges(print, print, changes, outDir, before, tree, reasons?.byFile);
   if (lockChanged) print(`${lockFile}: would change`);
   if (mode === 'plan') for (const row of compiled.planRows) print(row);
   if (removals.length > 0) print(`synth would stop here: ${largeRemovalMessage(removals, (r) => reasons?.removalCauses(r.source, r.target) ?? []).replace('; nothing was written', '')}`);

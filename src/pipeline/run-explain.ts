@@ -50,7 +50,8 @@ export async function runExplain(options: ExplainOptions): Promise<ExplainOutcom
     const resolved = resolveRef(options.ref, spec, snapshot, before, plan, lookups.previousOwners);
     const after = 'plans' in plan ? compileFleetTree(spec, snapshot, lookups, undefined, before).tree : before;
     const explanation = explainService({ spec, snapshot, before, after }, resolved.service, plan);
-    return { ok: true, explanation: resolved.askedMirror ? { ...explanation, askedMirror: resolved.askedMirror } : explanation };
+    const asked = resolved.askedMirror ? { askedMirror: resolved.askedMirror, ...(resolved.federatedMembers ? { federatedMembers: resolved.federatedMembers } : {}) } : {};
+    return { ok: true, explanation: { ...explanation, ...asked } };
   } catch (e) {
     if (e instanceof UnknownServiceError) return { ok: false, error: e.message, ...(e.reason ? { reason: e.reason } : {}) };
     if (e instanceof FleetDefinitionError || e instanceof FleetLoadError || e instanceof LockFileError || e instanceof UnsafeJournalError) return { ok: false, error: e.message };

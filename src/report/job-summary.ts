@@ -18,7 +18,7 @@ export function jobSummaryMarkdown(report: RunReport): string {
   const cell = (s: string): string => markdownCode(s, 'cell');
   const outcome = report.exitCode === 0 ? 'ok' : `exit ${report.exitCode}`;
   const lines = [`### mirrorc ${report.command}${report.offline ? ' --offline' : ''}: ${outcome}`, ''];
-  if (report.error !== null) lines.push(`> ${markdownCode(report.error, 'paragraph')}`, '');
+  if (report.error !== null) lines.push(...errorQuote(report.error), '');
   const compiled = report.sources.filter((s) => s.compiled);
   if (compiled.length > 0) {
     lines.push(`| source | added | changed | removed | unchanged |`, '|---|---:|---:|---:|---:|');
@@ -36,8 +36,35 @@ export function jobSummaryMarkdown(report: RunReport): string {
   } else if (report.targets.length + report.sources.length > 0) {
     lines.push('No stale clusters.', '');
   }
-  lines.push(`Lock ${report.lockChanged ? (report.command === 'synth' || report.command === 'observe' ? 'updated' : 'would change') : 'unchanged'}.`, '');
+  lines.push(`Lock ${report.lockChanged ? (report.command === 'synth' || report.command === 'observe' ? 'updated' : 'would change') : 'unchanged'}. mirrorc ${markdownText(report.mirrorcVersion)}.`, '');
   return outputText(`${lines.join('\n')}\n`);
+}
+
+/**
+ * The run's error as a blockquote that keeps its shape: each line a code span of its own, a line
+ * `- item` an item of a list (a more deeply indented line under it, such as `because: …`, an item
+ * nested in it), any other line a paragraph. (One code span of the whole message flattened the
+ * removal guard's list of sources into one run-on line.)
+ */
+function errorQuote(error: string): string[] {
+  const out: string[] = [];
+  let inItem = false;
+  for (const raw of error.split('\n')) {
+    const text = raw.trim();
+    if (text === '') continue;
+    const indent = raw.length - raw.trimStart().length;
+    if (text.startsWith('- ')) {
+      out.push(`> - ${markdownCode(text.slice(2), 'paragraph')}`);
+      inItem = true;
+    } else if (inItem && indent >= 4) {
+      out.push(`>   - ${markdownCode(text, 'paragraph')}`);
+    } else {
+      if (out.length > 0) out.push('>');
+      out.push(`> ${markdownCode(text, 'paragraph')}`);
+      inItem = false;
+    }
+  }
+  return out;
 }
 
 /** Appends the run's summary to `$GITHUB_STEP_SUMMARY` when set; a failure to write is a warning, never a failed run. */

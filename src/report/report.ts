@@ -16,8 +16,8 @@ import type { FleetSnapshot } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { printableJson } from '../util/printable-text.js';
 import { sortedUnique } from '../util/order.js';
+import { ownVersion } from '../util/own-version.js';
 import { redactServerAddresses } from '../util/redact.js';
-import { ownVersion } from '../cli/own-version.js';
 import type { RunLog } from './run-log.js';
 import type { DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -74,7 +74,7 @@ export interface SourceReport extends ClusterState {
 export interface RunReport {
   /** The report format's version (1); bumped on incompatible changes. */
   readonly reportFormat: typeof REPORT_FORMAT;
-  /** The version of mirrorc that wrote the report (its package.json's). */
+  /** The version of mirrorc that wrote the report (its package.json's `version`). */
   readonly mirrorcVersion: string;
   /** The command that ran. */
   readonly command: ReportCommand;

@@ -7,7 +7,7 @@
  * of its own class, never a guess.
  */
 import { committedPath, readCommittedTree } from '../emit/write-output.js';
-import { ownVersion } from '../cli/own-version.js';
+import { ownVersion } from '../util/own-version.js';
 import { buildFleet, importFleetDefinition, type FleetDefinition } from '../load/load-fleet.js';
 import type { ClusterSpec, FleetSpec } from '../model/fleet-spec.js';
 import { ClusterClient } from '../observe/cluster-client.js';

@@ -11,18 +11,21 @@
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readTree } from '../../src/emit/read-tree.js';
 import { npmChildEnv } from '../harness/npm-child-env.js';
+import { INSTALL_SCRIPT_POLICY } from '../../src/init/scaffold-files.js';
 
 const REPO = resolve('.');
 const scratch = mkdtempSync(join(tmpdir(), 'mirrorc-package-'));
 const project = join(scratch, 'fleet-repo');
 let tarball = '';
 /** What `npx mirrorc --help`, `init` and `synth --offline` did in the project (set up once, before every test). */
+/** What `npm ci` printed on stderr. */
+let installed = '';
 let scaffold: { help: SpawnSyncReturns<string>; init: SpawnSyncReturns<string>; synth: SpawnSyncReturns<string> };
 
 function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
@@ -42,7 +45,8 @@ function writeProject(): void {
   const own = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, unknown> & { version: string; peerDependencies: Record<string, string> };
   const peers = Object.fromEntries(Object.keys(own.peerDependencies).map((name) => [name, lock.packages[`node_modules/${name}`]!.version!]));
   const dependencies = { mirrorc: `file:${tarball}`, ...peers };
-  const pkg = { name: 'fleet-repo', version: '1.0.0', private: true, dependencies };
+  // The install-script policy `mirrorc init` scaffolds (npm 11.19+ reads it).
+  const pkg = { name: 'fleet-repo', version: '1.0.0', private: true, dependencies, allowScripts: INSTALL_SCRIPT_POLICY };
   const packages: Record<string, unknown> = {
     '': { name: pkg.name, version: pkg.version, dependencies },
     'node_modules/mirrorc': {
@@ -67,7 +71,9 @@ before(() => {
   const packed = ok(run('npm', ['pack', '--pack-destination', scratch], REPO), 'npm pack').trim().split('\n').pop()!;
   tarball = join(scratch, packed);
   writeProject();
-  ok(run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project), 'npm ci --offline of the packed mirrorc (are its dependencies in the npm cache? run npm ci in the repository first)');
+  const install = run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
+  ok(install, 'npm ci --offline of the packed mirrorc (are its dependencies in the npm cache? run npm ci in the repository first)');
+  installed = install.stderr;
   // Every test but the first works in the scaffolded, synthesised project: it is set up here, not by
   // an earlier test, so each test runs alone too (the second one asserts what these runs did).
   scaffold = {
@@ -90,6 +96,15 @@ test('the package holds compiled JavaScript, type declarations, the bundled asse
   assert.deepEqual(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), []);
   assert.ok(!files.some((f) => f.startsWith('package/test/') || f.startsWith('package/src/')));
   assert.match(readFileSync(join(project, 'node_modules/mirrorc/lib/cli/main.js'), 'utf8'), /^#!\/usr\/bin\/env node\n/);
+});
+
+test('with the scaffolded allowScripts policy npm installs without the install-scripts warning, and esbuild (denied its postinstall) still loads the fleet file', () => {
+  // GIVEN the project installed with the policy (in before())
+  // THEN npm warned about no install script (npm 11.19+; an older npm has no such warning either)
+  assert.doesNotMatch(installed, /install-scripts|allow-scripts|allowScripts/, installed);
+  // AND esbuild's launcher was left as shipped (its postinstall did not run), yet synth loaded clusters/fleet.ts through tsx and esbuild's API
+  ok(scaffold.synth, 'npx mirrorc synth --offline');
+  assert.ok(statSync(join(project, 'node_modules/esbuild/bin/esbuild')).size < 1_000_000, 'esbuild\'s postinstall replaced its launcher by the binary');
 });
 
 test('npx mirrorc init, then npx mirrorc synth --offline, writes each cluster folder of the scaffolded fleet', () => {

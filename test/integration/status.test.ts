@@ -16,7 +16,7 @@ import { renderLockFile } from '../../src/observe/lock-file.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { emptySnapshot } from '../../src/snapshot/snapshot.js';
 import { STATUS_FORMAT, type StatusDocument } from '../../src/status/status-report.js';
-import { ownVersion } from '../../src/cli/own-version.js';
+import { ownVersion } from '../../src/util/own-version.js';
 import { kubeFleetForTests, kubeFleetSkipReason, type KubeFleet } from '../harness/kube-fleet.js';
 import { SafetyRepo } from '../safety/support.js';
 import { applyService, applySlice, ensureNamespace, installGateway } from './support.js';

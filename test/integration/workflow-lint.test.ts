@@ -15,6 +15,8 @@ import YAML from 'yaml';
 const BUILD = resolve('test/harness/build-actionlint.sh');
 const WORKFLOWS = ['examples/github-actions/mirrorc.yml', 'examples/github-actions/mirrorc-sharded.yml', 'examples/github-actions/mirrorc-keyless.yml'];
 const OIDC_ACTIONS = ['aws-actions/configure-aws-credentials', 'google-github-actions/auth', 'azure/login'];
+/** The repository's own workflows (the release), linted like the examples. */
+const OWN_WORKFLOWS = ['.github/workflows/release.yml'];
 
 function actionlint(): { bin?: string; problem?: string } {
   const r = spawnSync('bash', [BUILD], { encoding: 'utf8', env: { ...process.env, PATH: `${process.env.PATH}:/usr/local/go/bin` } });
@@ -22,7 +24,7 @@ function actionlint(): { bin?: string; problem?: string } {
   return { bin: join(r.stdout.trim().split('\n').pop()!.trim(), 'actionlint') };
 }
 
-test('actionlint finds nothing in the example (and scaffolded) workflows', { timeout: 900_000 }, (t) => {
+test('actionlint finds nothing in the example (and scaffolded) workflows and the release workflow', { timeout: 900_000 }, (t) => {
   const { bin, problem } = actionlint();
   if (!bin) {
     if (process.env.CI === 'true') assert.fail(`actionlint is unavailable: ${problem}`);
@@ -32,7 +34,7 @@ test('actionlint finds nothing in the example (and scaffolded) workflows', { tim
   // checks the publish script too. pyflakes is off: the workflows hold no Python.
   const shellcheck = spawnSync('shellcheck', ['--version'], { encoding: 'utf8' }).status === 0;
   if (!shellcheck && process.env.CI === 'true') assert.fail('shellcheck is not installed (apt-get install shellcheck)');
-  const r = spawnSync(bin, ['-no-color', '-pyflakes=', ...(shellcheck ? [] : ['-shellcheck=']), ...WORKFLOWS], { encoding: 'utf8' });
+  const r = spawnSync(bin, ['-no-color', '-pyflakes=', ...(shellcheck ? [] : ['-shellcheck=']), ...WORKFLOWS, ...OWN_WORKFLOWS], { encoding: 'utf8' });
   assert.equal(r.status, 0, `actionlint found problems:\n${r.stdout}${r.stderr}`);
   if (shellcheck) {
     const sc = spawnSync('shellcheck', ['examples/github-actions/mirrorc-publish.sh'], { encoding: 'utf8' });

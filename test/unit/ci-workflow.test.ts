@@ -14,7 +14,7 @@ const DIR = 'examples/github-actions';
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
 
 interface Step { run?: string; uses?: string; env?: Record<string, string>; with?: Record<string, unknown> }
-interface Workflow { on: unknown; jobs: Record<string, { steps: Step[] }> }
+interface Workflow { on: unknown; jobs: Record<string, { steps: Step[]; permissions?: Record<string, string>; needs?: string | string[] }> }
 
 const workflows = readdirSync(DIR).filter((f) => f.endsWith('.yml')).map((f) => ({ file: f, text: readFileSync(join(DIR, f), 'utf8') }));
 
@@ -62,4 +62,23 @@ test('secrets are passed to steps only through env, never on a command line or i
     if (file === 'mirrorc-keyless.yml') assert.ok(!text.includes('secrets.'), `${file}: reads a secret`);
     else assert.ok(text.includes('secrets.MIRRORC_KUBECONFIG'), `${file}: uses the documented secret`);
   }
+});
+
+test('no job that holds id-token: write installs packages (an install script could take its OIDC token); it gets node_modules from a job without it (issue 39)', () => {
+  let oidcJobs = 0;
+  for (const { file, text } of workflows) {
+    const wf = YAML.parse(text) as Workflow;
+    for (const [name, job] of Object.entries(wf.jobs)) {
+      if (job.permissions?.['id-token'] !== 'write') continue;
+      oidcJobs++;
+      const installs = job.steps.map((st) => st.run ?? '').filter((run) => /\bnpm (?:ci|install|i)\b|\b(?:yarn|pnpm) install\b/.test(run));
+      assert.deepEqual(installs, [], `${file}: job ${name} holds id-token: write and installs packages`);
+      // Its node_modules comes from a job it needs, which holds no id-token and installs them.
+      const needs = [job.needs ?? []].flat();
+      const installer = needs.map((n) => wf.jobs[n]!).find((j) => j.steps.some((st) => /\bnpm ci\b/.test(st.run ?? '')));
+      assert.ok(installer, `${file}: job ${name} needs no job that installs the packages`);
+      assert.notEqual(installer.permissions?.['id-token'], 'write', `${file}: the installing job holds id-token too`);
+    }
+  }
+  assert.ok(oidcJobs > 0, 'no workflow has an OIDC job: the check checked nothing');
 });

@@ -1,7 +1,7 @@
 /** The command line itself (src/cli/main.ts): the new options reach the run, and bad combinations are exit 2. */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -192,6 +192,38 @@ test('a mistyped option or command gets the closest known one, not advice about 
   assert.equal(unrelated.status, ExitCode.INVALID_INPUT);
   assert.match(unrelated.stderr, /unknown option --zzzzzz \(mirrorc plan --help/);
   assert.doesNotMatch(unrelated.stderr, /did you mean/);
+});
+
+test('mirrorc <unknown-command> --help: "unknown command" and exit 2, not the general help with exit 0 (issue 39)', () => {
+  const typo = mirrorc(['snyth', '--help']);
+  const unrelated = mirrorc(['publish', '-h']);
+  assert.equal(typo.status, ExitCode.INVALID_INPUT);
+  assert.match(typo.stderr, /unknown command "snyth"; did you mean "synth"\?/);
+  assert.equal(typo.stdout, '');
+  assert.equal(unrelated.status, ExitCode.INVALID_INPUT);
+  assert.match(unrelated.stderr, /unknown command "publish"/);
+  // A known command's help, and the general one, are still exit 0.
+  assert.equal(mirrorc(['explain', '--help']).status, ExitCode.OK);
+  assert.equal(mirrorc(['--help']).status, ExitCode.OK);
+});
+
+test('run from a subdirectory of the fleet repository: the missing fleet file\'s error names the repository root (issue 39)', () => {
+  const repo = mkdtempSync(join(tmpdir(), 'mirrorc-subdir-'));
+  try {
+    mkdirSync(join(repo, 'clusters'));
+    writeFileSync(join(repo, 'clusters', 'fleet.ts'), 'export default function () {}\n');
+    mkdirSync(join(repo, 'docs', 'modes'), { recursive: true });
+    const r = mirrorc(['plan', '--offline'], { cwd: join(repo, 'docs', 'modes') });
+    assert.equal(r.status, ExitCode.INVALID_INPUT);
+    assert.match(r.stderr, /fleet definition clusters\/fleet\.ts does not exist \(pass --fleet <file>\)/);
+    assert.ok(r.stderr.includes(`${join(repo, 'clusters', 'fleet.ts')} exists: ${repo} seems to be the fleet repository's root, run mirrorc there (cd ../..)`), r.stderr);
+    // Where no folder above holds it, no hint.
+    const elsewhere = mirrorc(['plan', '--offline', '--fleet', 'no/such/fleet.ts'], { cwd: join(repo, 'docs') });
+    assert.equal(elsewhere.status, ExitCode.INVALID_INPUT);
+    assert.doesNotMatch(elsewhere.stderr, /seems to be/);
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
 });
 
 test('didYouMean: close names and prefixes match; far ones and ties do not', () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -212,6 +212,22 @@ describe('why a service is mirrored', () => {
     assert.deepEqual(e.service, { cluster: 'tgt', namespace: 'shop', name: 'web' });
     assert.equal(e.askedMirror, 'src/shop/web-tgt');
   });
+
+  test('asked by a federated Service\'s name (<svc>-federated, issue 39): explained for its remote member, every member named', async () => {
+    const e = await explain('src/shop/checkout-federated');
+    assert.deepEqual(e.service, { cluster: 'tgt', namespace: 'shop', name: 'checkout' });
+    assert.equal(e.askedMirror, 'src/shop/checkout-federated');
+    assert.deepEqual(e.federatedMembers, ['tgt/shop/checkout']);
+    assert.deepEqual(e.links.find((l) => l.source === 'src')!.files, ['src/shared/shop/service-checkout-federated.yaml']);
+  });
+
+  test('the bundled example fleet: west/shop/checkout-federated is explained (exit 0), not "did you mean" itself with an export-label hint', () => {
+    const r = mirrorc(['explain', 'west/shop/checkout-federated']);
+    assert.equal(r.status, ExitCode.OK, r.stderr);
+    assert.match(r.stdout, /^west\/shop\/checkout-federated is a federated Service; its members: west\/shop\/checkout, east\/shop\/checkout$/m);
+    assert.match(r.stdout, /^west ← east \(link fleet\/west-from-east\): MIRRORED \(federated mode\)$/m);
+    assert.doesNotMatch(r.stderr, /did you mean|export label/);
+  });
 });
 
 describe('why a service is not mirrored', () => {
@@ -312,6 +328,12 @@ describe('the explain command', () => {
     assert.equal(json.status, ExitCode.OK, json.stderr);
     const data = JSON.parse(json.stdout) as Explanation;
     assert.deepEqual(data.links.map((l) => [l.source, l.mirrored, l.reasons[0]!.reason]), [['src', false, 'selector-not-matched'], ['src2', true, 'mirrored']]);
+    // Every JSON document names its format and the mirrorc that wrote it (issue 39), an error's too
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    assert.deepEqual([(data as unknown as Record<string, unknown>).reportFormat, (data as unknown as Record<string, unknown>).mirrorcVersion], [1, version]);
+    const failed = mirrorc(['explain', 'tgt/shop/wbe', '--json', '--fleet', fleetFile, '--lock', lockFile, '--out', outDir]);
+    assert.equal(failed.status, ExitCode.INVALID_INPUT);
+    assert.deepEqual(Object.entries(JSON.parse(failed.stdout) as Record<string, unknown>).slice(0, 2), [['reportFormat', 1], ['mirrorcVersion', version]]);
   });
 
   test('explain --help: its usage line and only the options it takes; the general help lists it', () => {

@@ -39,6 +39,12 @@ test('init scaffolds the fleet, an empty lock, cdk8s.yaml, package.json scripts,
     assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['mirrorc', ...Object.keys(own.peerDependencies)].sort());
     // mirrorc from a registry by a semver range of this version (a file: path outside the repository breaks npm ci)
     assert.equal(pkg.dependencies.mirrorc, `^${own.version}`);
+    // npm's install-script policy (issue 39): every package a fleet repository installs with an install
+    // script (our lock's non-dev entries) is covered, so npm 11 does not warn on every install
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { dev?: boolean; hasInstallScript?: boolean }> };
+    const withScripts = Object.entries(lock.packages).filter(([path, e]) => path !== '' && !e.dev && e.hasInstallScript).map(([path]) => path.split('node_modules/').pop()!);
+    assert.ok(withScripts.includes('esbuild'), 'esbuild (through tsx) has an install script');
+    for (const name of withScripts) assert.equal(pkg.allowScripts?.[name], false, `${name}'s install script is not covered by allowScripts`);
     const cdk8s = YAML.parse(readFileSync(join(root, 'cdk8s.yaml'), 'utf8'));
     assert.equal(cdk8s.app, 'npx --no-install mirrorc synth --offline --out dist');
     assert.notEqual(cdk8s.output, 'dist');

@@ -153,3 +153,26 @@ test('a live run where the target stopped listing a service it listed before: "e
   assert.match(line!.message, /^export label gone: "tgt" no longer lists shop\/b among the services link fleet\/src-from-tgt selects \(.*\); it had mirror\.linkerd\.io\/exported=true; the label was removed, or the service deleted$/);
   assert.deepEqual(reasons.removalCauses('src', 'tgt'), [`1 mirror (tgt/shop/b): export label gone: "tgt" no longer lists them among the services link fleet/src-from-tgt selects (${QUERIES.join(', ')}); their labels were removed, or the services deleted [not-exported]`]);
 });
+
+test('a mirror that moves to another unit folder (the target\'s unit splits into shards) is reported as moved, not "no longer compiled", and is no removal cause (issue 39)', () => {
+  // GIVEN tgt's unit grows past one shard: 100 mirrors, then 200
+  const spec = buildFleet(fleet()).fleet.toSpec();
+  const many = (n: number): FleetSnapshot => ({ ...lock(), targets: { ...lock().targets, tgt: target(Array.from({ length: n }, (_, i) => service('shop', `s${String(i).padStart(3, '0')}`)), { selectors: QUERIES }) } });
+  const [previous, snapshot] = [many(100), many(200)];
+  const before = compileFleetTree(spec, previous, {}).tree;
+  const after = compileFleetTree(spec, snapshot, {}).tree;
+  const changes = diffTrees(before, after);
+  const removed = changes.flatMap((c) => c.removed.map((r) => `${c.cluster}/${r}`)).filter((k) => k.endsWith('-tgt.yaml'));
+  assert.ok(removed.length > 0, 'no mirror moved: the fixture no longer splits the unit');
+  // WHEN the changes are explained
+  const reasons = changeReasons({ spec, previous, snapshot, before, after, records: {} }, changes);
+  // THEN each removed file is a move to the same file in the new shard, and nothing is a removal cause
+  for (const key of removed) {
+    const r = reasons.byFile.get(key);
+    assert.equal(r?.reason, ExplainReason.MOVED, `${key}: ${JSON.stringify(r)}`);
+    const to = after.has(`src/${r!.message.split(' ')[2]!.replace(/:$/, '')}`);
+    assert.ok(to, `${key}: the message names no added file: ${r!.message}`);
+    assert.doesNotMatch(r!.message, /no longer compiled/);
+  }
+  assert.deepEqual(reasons.removalCauses('src'), []);
+});

@@ -1,7 +1,7 @@
 /** Report hygiene: every report names its format and the mirrorc that wrote it, and carries no API server address or credential. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ownVersion } from '../../src/cli/own-version.js';
+import { ownVersion } from '../../src/util/own-version.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { ObservationError } from '../../src/observe/observation-error.js';
 import { buildRunReport, REPORT_FORMAT } from '../../src/report/report.js';

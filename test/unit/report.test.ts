@@ -4,7 +4,6 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { ownVersion } from '../../src/cli/own-version.js';
 import { REPORT_FORMAT } from '../../src/report/report.js';
 import { exampleCopy } from './support/example-copy.js';
 
@@ -32,7 +31,8 @@ test('the report of a plan lists, per source, exactly the changed files, and per
     const report = JSON.parse(readFileSync(reportFile, 'utf8'));
     assert.deepEqual(report, {
       reportFormat: REPORT_FORMAT,
-      mirrorcVersion: ownVersion(),
+      // The version of mirrorc that wrote it (issue 39: every report names it)
+      mirrorcVersion: JSON.parse(readFileSync('package.json', 'utf8')).version,
       command: 'plan',
       exitCode: 0,
       error: null,
@@ -118,4 +118,29 @@ test('a target held back by the removal guard is stale in the report, the summar
   assert.equal('heldBack' in report.targets.find((t) => t.cluster === 'rome')!, false, 'only a held-back target has the field');
   assert.ok(summaryLines(report).some((l) => /^paris\s+held back \(stale\)\s+2\s+2026-11-29T08:00:00Z$/.test(l)), summaryLines(report).join('\n'));
   assert.match(jobSummaryMarkdown(report), /\| paris \| target \| 2026-11-29T08:00:00Z \| held back: ` its new observation would remove 2 of its 2 mirrors in "london"; .* ` \|/);
+});
+
+test('the job summary keeps the shape of a multi-line error: the removal guard\'s sources are a list in the quote, each cause nested under its source (issue 39)', async () => {
+  const { jobSummaryMarkdown } = await import('../../src/report/job-summary.js');
+  const { largeRemovalMessage } = await import('../../src/guard/removal-guard.js');
+  const MarkdownIt = (await import('markdown-it')).default;
+  const error = largeRemovalMessage(
+    [{ source: 'london', target: 'paris', removed: 5, before: 5 }, { source: 'rome', removed: 3, before: 4 }],
+    (r) => (r.source === 'london' ? ['paris lists no exported service'] : []),
+  );
+  const report = {
+    reportFormat: REPORT_FORMAT, mirrorcVersion: '0.1.0', command: 'synth', exitCode: ExitCode.REMOVAL_NOT_CONFIRMED, error, offline: false, shard: null, lockChanged: false,
+    targets: [], sources: [], warnings: [], diagnostics: [],
+  } as const;
+  const html = new MarkdownIt().render(jobSummaryMarkdown(report));
+  const quote = /<blockquote>([\s\S]*)<\/blockquote>/.exec(html)?.[1] ?? '';
+  const items = [...quote.matchAll(/<li>(?:<p>)?<code>([^<]*)<\/code>/g)].map((m) => m[1]);
+  assert.deepEqual(items, [
+    'london: all 5 mirror Services of &quot;paris&quot; would be removed',
+    'because: paris lists no exported service',
+    'rome: 3 of its 4 mirror Services would be removed (more than 25 %)',
+  ], html);
+  // The cause is nested in london's item; the advice after the list is a paragraph of its own.
+  assert.match(quote, /<li><code>london: [^<]*<\/code>\s*<ul>\s*<li><code>because: /, html);
+  assert.match(quote, /<\/ul>\s*<p><code>Argo CD or Flux would delete them/, html);
 });

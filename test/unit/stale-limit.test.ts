@@ -145,4 +145,6 @@ test('job summary: counts per compiled source, stale clusters with their time, n
   assert.match(md, /\| london \| 2 \| 0 \| 1 \| 4 \|/);
   assert.match(md, /No stale clusters\./);
   assert.match(md, /Lock updated\./);
+  // It names the mirrorc that ran (issue 39: every report names the version).
+  assert.match(md, /^Lock updated\. mirrorc 0\.1\.0\.$/m);
 });
