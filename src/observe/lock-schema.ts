@@ -8,7 +8,9 @@
  * reads back.
  */
 import { z } from 'zod';
+import { acceptsWhen, recordAcceptor, refinedBy } from '../util/schema-acceptor.js';
 import {
+  COPIED_METADATA_LIMIT_BYTES,
   SERVICE_TYPES,
   annotationKeySyntaxProblem,
   copiedMetadataSizeProblem,
@@ -45,10 +47,11 @@ import {
 
 /** A value checked by one of the name predicates (which returns the problem, or undefined). */
 function checked<T>(problem: (value: unknown) => string | undefined): z.ZodType<T> {
-  return z.custom<T>().superRefine((value, ctx) => {
+  const schema: z.ZodType<T> = z.custom<T>().superRefine((value, ctx) => {
     const p = problem(value);
     if (p !== undefined) ctx.addIssue({ code: 'custom', message: p });
-  }) as unknown as z.ZodType<T>;
+  });
+  return acceptsWhen(schema, problem);
 }
 
 /** Why `value` is not a string; `what` names what it should be. */
@@ -90,7 +93,7 @@ export const namespacedName = checked<string>(namespacedNameProblem);
 export function recordOf<V extends z.ZodType>(keyProblem: (key: string) => string | undefined, value: V) {
   // zod's record leaves a `__proto__` key out of what it checks, but JSON.parse makes it an own key
   // of the object the lock is read into: it is checked here, on the input, like every other key.
-  return z
+  const schema = z
     .unknown()
     .superRefine((raw, ctx) => {
       if (typeof raw === 'object' && raw !== null && Object.hasOwn(raw, '__proto__')) {
@@ -105,6 +108,7 @@ export function recordOf<V extends z.ZodType>(keyProblem: (key: string) => strin
         }
       }),
     );
+  return recordAcceptor(schema, keyProblem, value);
 }
 
 const labels = recordOf(labelKeySyntaxProblem, checked<string>(labelValueSyntaxProblem));
@@ -124,8 +128,22 @@ const observedEndpointPort = z.strictObject({
   appProtocol: checked<string>(appProtocolProblem).optional(),
 });
 
+/**
+ * UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair is 4 bytes for 2 units), so
+ * labels and annotations of at most this many code units certainly fit; more are counted in bytes
+ * by copiedMetadataSizeProblem itself.
+ */
+const COPIED_METADATA_LIMIT_UNITS = Math.floor(COPIED_METADATA_LIMIT_BYTES / 3);
+
+/** Whether a Service's labels and annotations certainly fit on its mirror (the schema's refinement; the bound spares counting bytes). */
+function copiedMetadataFits(svc: { readonly labels: Readonly<Record<string, string>>; readonly annotations: Readonly<Record<string, string>> }): boolean {
+  let units = 0;
+  for (const record of [svc.labels, svc.annotations]) for (const key of Object.keys(record)) units += key.length + record[key]!.length;
+  return units <= COPIED_METADATA_LIMIT_UNITS || copiedMetadataSizeProblem(svc.labels, svc.annotations) === undefined;
+}
+
 /** One observed Service, of a target or of a source (the same checks at the observation boundary). */
-export const observedServiceSchema = z.strictObject({
+export const observedServiceSchema = refinedBy(z.strictObject({
   namespace,
   name: serviceName,
   labels,
@@ -144,7 +162,7 @@ export const observedServiceSchema = z.strictObject({
   // What a source API server would refuse on the mirror never enters the lock or dist/.
   const p = copiedMetadataSizeProblem(svc.labels, svc.annotations);
   if (p !== undefined) ctx.addIssue({ code: 'custom', path: ['annotations'], message: p });
-});
+}), copiedMetadataFits);
 
 /** A target's gateway: IP literals (host names are resolved before the lock), a port, an identity. */
 export const observedGatewaySchema = z.strictObject({
