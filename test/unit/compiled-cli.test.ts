@@ -4,6 +4,7 @@
  * user's TypeScript fleet file sharing the compiled model's classes.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -218,6 +219,42 @@ describe('the compiled CLI', () => {
     } finally {
       viaBin.remove();
       viaNpm.remove();
+    }
+  });
+
+  test('GIVEN the mirrorc executable running synth WHEN it is sent SIGTERM THEN the Node process it started for the run ends too, and the executable ends by the same signal', async () => {
+    // The fleet file records the pid of the process that loads it, then never finishes loading, so that the signal finds the run under way.
+    const hanging = `import { writeFileSync } from 'node:fs';\nwriteFileSync(process.env.MIRRORC_TEST_PID!, String(process.pid));\nsetInterval(() => undefined, 1 << 30);\nawait new Promise(() => undefined);\n${FLEET}`;
+    const repo = scratchRepo(hanging, true);
+    const pidFile = join(repo.dir, 'pid');
+    const executable = spawn(process.execPath, [join(REPO_ROOT, 'lib', 'cli', 'bin.js'), 'synth', '--offline'], { cwd: repo.dir, env: { ...process.env, NODE_OPTIONS: '', MIRRORC_TEST_PID: pidFile }, stdio: 'ignore' });
+    const ended = new Promise<NodeJS.Signals | null>((r) => executable.on('close', (_code, signal) => r(signal)));
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let runner: number | undefined;
+    try {
+      for (let i = 0; !existsSync(pidFile) || readFileSync(pidFile, 'utf8') === ''; i++) {
+        assert.ok(i < 1200, 'the fleet file was loaded');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      runner = Number(readFileSync(pidFile, 'utf8'));
+      assert.notEqual(runner, executable.pid, 'the run is in a Node process of its own, started with the V8 flags');
+      executable.kill('SIGTERM');
+      assert.equal(await ended, 'SIGTERM');
+      for (let i = 0; alive(runner!); i++) {
+        assert.ok(i < 600, `the run's process ${runner} still lives after the executable ended`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      executable.kill('SIGKILL');
+      if (runner !== undefined && alive(runner)) process.kill(runner, 'SIGKILL');
+      repo.remove();
     }
   });
 
