@@ -12,6 +12,7 @@ import type { FleetSnapshot, ObservedService } from '../src/snapshot/snapshot.js
 import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
 import { clusterNames, REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
+import { V8_FLAGS } from '../src/cli/v8-flags.js';
 import type { SynthChildRequest, SynthChildResult } from './synth-child-protocol.js';
 import { runSynthModule, type SynthCode } from './compiled-lib.js';
 import { measureDelivery, type DeliveryMeasurement } from './delivery-bench.js';
@@ -59,7 +60,8 @@ async function measureRun(repo: GeneratedRepo, logFile: string, before: TreeSnap
   const log = openSync(logFile, 'w');
   const started = performance.now();
   const exitCode = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, [...(code === 'tsx' ? ['--import', TSX_LOADER] : []), CHILD, JSON.stringify(request)], {
+    // With the V8 flags the CLI runs with (its launcher and the npm scripts pass them).
+    const child = spawn(process.execPath, [...V8_FLAGS, ...(code === 'tsx' ? ['--import', TSX_LOADER] : []), CHILD, JSON.stringify(request)], {
       cwd: repo.dir,
       // NODE_OPTIONS (e.g. --max-old-space-size) reaches the child as it is.
       env: process.env,

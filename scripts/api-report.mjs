@@ -6,11 +6,12 @@
 // The declarations come from lib/ when it was built from the current src/, else they are emitted
 // afresh into .api-report/dts/ (inside the repository, so that API Extractor finds package.json).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { compiledLibProblem } from './lib-freshness.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
@@ -21,11 +22,7 @@ const work = join(root, '.api-report');
 /** The folder holding index.d.ts for the current src/. */
 async function declarations() {
   const lib = join(root, 'lib');
-  const info = join(lib, 'build-info.json');
-  if (existsSync(info) && existsSync(join(lib, 'cli/compiled-build.js'))) {
-    const { sourceTreeHash } = await import(join(lib, 'cli/compiled-build.js'));
-    if (JSON.parse(readFileSync(info, 'utf8')).sourceHash === sourceTreeHash(join(root, 'src'))) return lib;
-  }
+  if (compiledLibProblem(root) === undefined) return lib;
   const out = join(work, 'dts');
   rmSync(out, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

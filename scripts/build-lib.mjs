@@ -21,6 +21,6 @@ if (run.status !== 0) {
   process.exit(run.status ?? 1);
 }
 cpSync(src, lib, { recursive: true, filter: (from) => !from.endsWith('.ts') });
-// Recorded last: the compiled CLI refuses to run when src/ no longer matches (see src/cli/compiled-build.ts).
-const { BUILD_INFO_FILE, sourceTreeHash } = await import('../lib/cli/compiled-build.js');
+// Recorded last: the npm scripts, the benchmark and the tests refuse a lib/ whose src/ no longer matches (lib-freshness.mjs).
+const { BUILD_INFO_FILE, sourceTreeHash } = await import('./lib-freshness.mjs');
 writeFileSync(join(lib, BUILD_INFO_FILE), `${JSON.stringify({ sourceHash: sourceTreeHash(src) }, null, 2)}\n`);

@@ -2,7 +2,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compiledBuildProblem } from './compiled-build.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { CLI_OPTIONS, COMMANDS, USAGE, type Command } from './options.js';
 import { commandHelp, HELP_COMMANDS } from './command-help.js';
@@ -73,8 +72,6 @@ export async function runCli(argv: string[], props: CliProps = {}): Promise<numb
   if (values.json) return await commandLineFailure(argv, ExitCode.INVALID_INPUT, `--json is an option of explain; ${command}'s JSON is its report: --report - (or --report <file>)`);
   const npmOffline = npmOfflineProblem(process.env, command, values.offline);
   if (npmOffline) return await commandLineFailure(argv, ExitCode.INVALID_INPUT, npmOffline);
-  const buildProblem = compiledBuildProblem();
-  if (buildProblem) return await commandLineFailure(argv, ExitCode.INVALID_INPUT, buildProblem);
   const timeout = values.timeout !== undefined ? Number(values.timeout) : undefined;
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
     return await commandLineFailure(argv, ExitCode.INVALID_INPUT, `--timeout must be a positive number of milliseconds, not "${values.timeout}"`);

@@ -12,6 +12,7 @@ import { selectMirrors, type ModedRequest } from '../compile/select-mirrors.js';
 import { isSystemNamespace } from '../compile/system-namespaces.js';
 import { checkTrustAnchors } from '../compile/trust-anchors/check-trust-anchors.js';
 import type { MirrorUnit } from '../compile/mirror-unit.js';
+import type { HeadlessUnit } from '../compile/modes/headless/plan-headless.js';
 import { federatedServiceName } from '../compile/names.js';
 import { recordLookups } from '../state/unit-records.js';
 import type { UnitRecords } from '../state/lock-document.js';
@@ -230,6 +231,8 @@ function explainLink(input: ExplainInput, ref: ServiceRef, link: LinkSpec, servi
   const adopted = found.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => adoptedRow !== undefined && new RegExp(`[(, ]${escapeRegExp(k)}[,)]`).test(adoptedRow));
   if (adopted.length > 0) reasons.push({ reason: ExplainReason.ADOPTED_FROM_LINKERD, message: `taken over in place from Linkerd's service-mirror controller: ${adopted.join(', ')} (adoptLinkerdMirrors)` });
   for (const r of readiness(link, service, spec, targetSnapshot.gatewayProbe?.alive === false, mode)) reasons.push(r);
+  const leftOut = podsLeftOut(service, found);
+  if (leftOut.length > 0) reasons.push({ reason: ExplainReason.PODS_NOT_READY, message: `pods not ready, left out of the per-pod mirrors (followPodReadiness): ${leftOut.join(', ')}` });
   const mirrorServices = found.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`));
   const names = found.flatMap((u) => u.serviceNames.length > 0 ? u.serviceNames.map((n) => ({ namespace: u.namespace, name: n })) : [{ namespace: u.namespace, name: ref.name, mcsCluster: ref.cluster }]);
   return { ...base, mirrored: true, ...moded, selectors, reasons, mirrorServices, files: unitFiles(input.after, link.source, names) };
@@ -321,11 +324,18 @@ function readiness(link: LinkSpec, service: ObservedService, spec: FleetSpec, ga
   if (gatewayDead && target?.gateway.probe?.mode === 'not-ready' && gatewayModes.includes(mode)) {
     out.push({ reason: ExplainReason.GATEWAY_PROBE_FAILED, message: `the gateway of "${link.target}" failed its probe (probe mode not-ready), so its gateway-mode mirrors are written not ready` });
   }
-  const notReady = link.followPodReadiness === true ? (service.notReadyHostnames ?? []) : [];
-  if (mode === 'headless' && notReady.length > 0) {
-    out.push({ reason: ExplainReason.PODS_NOT_READY, message: `pods not ready, left out of the per-pod mirrors (followPodReadiness): ${notReady.join(', ')}` });
-  }
   return out;
+}
+
+/**
+ * The pods of `service` that the plan's per-pod mirrors leave out (compile's decision, read from its
+ * headless unit: the pods not ready, when the link follows pod readiness), in the service's order.
+ */
+function podsLeftOut(service: ObservedService, units: readonly MirrorUnit[]): string[] {
+  const headless = units.find((u): u is HeadlessUnit => u.mode === 'headless' && 'podSet' in u);
+  if (!headless) return [];
+  const planned = new Set(headless.podSet.pods.map((p) => p.hostname));
+  return (service.hostnames ?? []).filter((h) => !planned.has(h));
 }
 
 function escapeRegExp(text: string): string {

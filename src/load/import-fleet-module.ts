@@ -66,14 +66,19 @@ function redirectSourcesToCompiled(commonJs: boolean): void {
         },
       });
     }
-  } else if (!commonJs && !redirected.offThreadHooks) {
+    // In-thread hooks see require() calls too: no patch of the CommonJS loader is needed.
+    return;
+  }
+  if (!commonJs && !redirected.offThreadHooks) {
     redirected.offThreadHooks = true;
     nodeModule.register('./compiled-model-hooks.js', { parentURL: import.meta.url, data: redirect });
   }
   if (redirected.require) return;
   redirected.require = true;
+  // Node < 22.15 only (no in-thread hooks; the patch goes when Node 20 support does: on Node 22.15+
+  // and 24 the same fleets load one copy through registerHooks, test/unit/compiled-cli.test.ts).
   // A fleet file outside a "type": "module" package is CommonJS to Node and tsx: its imports are
-  // require() calls, which the hooks above do not see on Node 20. The compiled (ESM) module is
+  // require() calls, which the off-thread hooks do not see. The compiled (ESM) module is
   // required natively, from this module (require of ESM, Node >= 20.19), which returns the very
   // instance the CLI imported. Loaded as the fleet file's own request instead, tsx's scoped require
   // would compile it and every module it imports into a second copy of mirrorc (Node 20: 160

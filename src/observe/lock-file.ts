@@ -6,8 +6,8 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { readUtf8File } from '../util/read-utf8.js';
 import { fleetSnapshotSchema, schemaProblems } from './lock-schema.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/snapshot.js';
-import { FORMAT_3_LOCK, FORMAT_4_LOCK, isLockDocumentFormat, LOCK_FORMAT, lockDocumentSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
-import { lockDocumentAccepted } from '../state/lock-fast-check.js';
+import { FORMAT_3_LOCK, FORMAT_4_LOCK, isLockDocumentFormat, LOCK_FORMAT, lockDocumentAccepted, lockDocumentSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
+import { schemaAcceptor } from '../util/schema-acceptor.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
@@ -88,7 +88,7 @@ export function readLock(path: string, readText: (path: string) => string = read
   if (typeof lock.targets !== 'object' || typeof lock.sources !== 'object' || lock.targets === null || lock.sources === null) {
     throw new LockFileError(path, 'lacks "targets" or "sources"');
   }
-  const problems = schemaProblems(fleetSnapshotSchema, parsed);
+  const problems = schemaAcceptor(fleetSnapshotSchema)(parsed) ? [] : schemaProblems(fleetSnapshotSchema, parsed);
   if (problems.length > 0) throw new LockFileError(path, 'does not match the lock schema (see below)', problems);
   return { snapshot: lock as FleetSnapshot, text };
 }

@@ -111,8 +111,7 @@ function compileWith(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, s
   const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
   // A source's record counts only with the lock's own unit records (not with records adopted from a folder the lock does not describe).
   const sources = Object.fromEntries(Object.entries(loaded.previousSources ?? {}).filter(([cluster]) => loaded.previousUnits?.[cluster] !== undefined && loaded.previousUnits[cluster] === records[cluster]));
-  // A run that plans some source whole renders much of it: from then on the heap's growth is limited (heap-growth.ts).
-  const incremental = { records, sources, ...(intact ? { intact } : {}), onPlannedWhole: () => run.limitHeapGrowth() };
+  const incremental = { records, sources, ...(intact ? { intact } : {}) };
   // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
   const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
   const compile = (s: FleetSnapshot, onCompiled?: () => void, sink?: RenderedClusterSink): CompiledTree => {

@@ -19,12 +19,10 @@ export interface RunContext {
   readonly mark: (stage: SynthStage) => void;
   /** The file system every stage reads and writes the output, the lock and the run lock through. */
   readonly host: FsHost;
-  /** Limits the heap's growth for the rest of the run (a synth that renders much: see heap-growth.ts); restored when the run ends. */
-  readonly limitHeapGrowth: () => void;
 }
 
 /** The run context of `options`, with the documented defaults. */
-export function runContext(options: SynthOptions, limitHeapGrowth: () => void = () => undefined): RunContext {
+export function runContext(options: SynthOptions): RunContext {
   const shard = options.sources && options.sources.length > 0 ? options.sources : undefined;
   return {
     options,
@@ -34,6 +32,5 @@ export function runContext(options: SynthOptions, limitHeapGrowth: () => void = 
     now: options.now ?? (() => new Date()),
     mark: stageTimer(options.onStage),
     host: options.host ?? NODE_FS_HOST,
-    limitHeapGrowth,
   };
 }

@@ -8,7 +8,6 @@
  */
 import type { RunLock } from '../emit/run-lock.js';
 import { claimOutput, type ClaimedOutput } from './claim-output.js';
-import { HeapGrowthLimit, STREAMED_HEAP_GROWING_PERCENT } from './heap-growth.js';
 import { runContext } from './run-context.js';
 import type { SynthOptions, SynthResult } from './synth-options.js';
 
@@ -20,11 +19,9 @@ export type { SynthMode, SynthOptions, SynthResult } from './synth-options.js';
  */
 export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   const held: RunLock[] = [];
-  // synth streams its output: what is alive stays small, and once it renders much the heap is kept from growing far past it.
-  const heap = new HeapGrowthLimit(STREAMED_HEAP_GROWING_PERCENT);
   let claimed: Promise<ClaimedOutput> | undefined;
   try {
-    const run = runContext(options, (options.mode ?? 'write') === 'write' ? () => heap.limit() : undefined);
+    const run = runContext(options);
     // Claimed before the stages' modules load; a refusal is handled where runStages awaits it.
     claimed = claimOutput(run, held);
     claimed.catch(() => undefined);
@@ -36,7 +33,6 @@ export async function runSynth(options: SynthOptions): Promise<SynthResult> {
   } finally {
     // A claim still under way (when the stages' modules failed to load) has its run lock in `held` once it settles.
     await claimed?.catch(() => undefined);
-    heap.restore();
     for (const lock of held) lock.release();
   }
 }

@@ -107,8 +107,6 @@ export interface PreviousUnits {
   readonly intact?: (cluster: string, unit: string, files: UnitFiles) => boolean;
   /** The lock's source records: a source whose planning inputs are unchanged is not planned at all. @default every source planned */
   readonly sources?: SourceRecords;
-  /** Told, before planning, the sources that are planned whole (neither skipped nor planned in part), when there are any. @default not told */
-  readonly onPlannedWhole?: (sources: readonly string[]) => void;
 }
 
 /** This package's version: a new mirrorc renders every unit once (its output may differ). */
@@ -137,8 +135,6 @@ export function compileFleetTree(spec: FleetSpec, snapshot: FleetSnapshot, optio
     const p = partialSource(source, inputs, snapshot, options.strict ?? false, state, skip);
     if (p) partial.set(source, p);
   }
-  const whole = sources.filter((s) => !skipped.has(s) && !partial.has(s));
-  if (whole.length > 0) state?.onPlannedWhole?.(whole);
   const recording = skip.recordingOptions(skipped);
   const planned = planFleet(spec, snapshot, partial.size > 0 ? { ...recording, partial: new Map([...partial].map(([s, p]) => [s, p.input])) } : recording);
   for (const plan of planned.plans) if (plan.keptFamilies) skip.carryEstablished(plan.source, partial.get(plan.source)!.established);

@@ -16,6 +16,7 @@ import { clusterNameProblem, quote } from '../util/k8s-names.js';
 import { ip, namespace, namespacedNameProblem, recordOf, sourceSnapshotSchema, targetSnapshotSchema, timestamp } from '../observe/lock-schema.js';
 import { parseUnitName, BASE_UNIT } from '../delivery/delivery-units.js';
 import { PART_DIGEST_LENGTH, UNIT_PARTS } from './unit-inventory.js';
+import { schemaAcceptor } from '../util/schema-acceptor.js';
 
 /**
  * Version of the lock document. Format 5 added the unit records' `parts`, format 4 the source
@@ -163,6 +164,15 @@ export const lockDocumentSchema = z.strictObject({
   observed: observedSectionSchema,
   compiled: compiledSectionSchema,
 });
+
+/**
+ * Whether {@link lockDocumentSchema} certainly accepts `document` (a lock of format 5, 4, 3 or 2 as
+ * JSON.parse made it), by the one-pass check derived from the schema (src/util/schema-acceptor.ts).
+ * False means "let the schema decide": a refused lock is refused with the schema's own messages.
+ */
+export function lockDocumentAccepted(document: unknown): boolean {
+  return schemaAcceptor(lockDocumentSchema)(document);
+}
 
 export type UnitFiles = z.infer<typeof unitFilesSchema>;
 export type UnitRecord = z.infer<typeof unitRecordSchema>;

@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { compiledLibProblem } from '../../scripts/lib-freshness.mjs';
 import { committedPath, readCommittedTree } from '../../src/emit/write-transaction.js';
 import { perObjectFiles } from '../unit/support/legacy-layout.js';
 
@@ -170,10 +171,7 @@ export class SafetyRepo {
  * so that tests of the compiled CLI never skip and never test an old build.
  */
 export function ensureCompiledCli(): void {
-  const check = spawnSync(process.execPath, ['--input-type=module', '-e',
-    `const { compiledBuildProblem } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'lib', 'cli', 'compiled-build.js')).href)}); process.exit(compiledBuildProblem() === undefined ? 0 : 1);`,
-  ], { env: { ...process.env, NODE_OPTIONS: '' } });
-  if (check.status === 0) return;
+  if (compiledLibProblem(REPO_ROOT) === undefined) return;
   const build: SpawnSyncReturns<string> = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-lib.mjs')], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
   assert.equal(build.status, 0, `npm run build failed:\n${build.stdout}${build.stderr}`);
 }

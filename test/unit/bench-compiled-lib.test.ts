@@ -4,8 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compiledLibProblem } from '../../bench/compiled-lib.js';
-import { sourceTreeHash } from '../../src/cli/compiled-build.js';
+import { compiledLibProblem, sourceTreeHash } from '../../scripts/lib-freshness.mjs';
 
 test('GIVEN a checkout WHEN lib/ is missing, built from other sources, or from these THEN only the last may be measured', () => {
   const root = mkdtempSync(join(tmpdir(), 'mirrorc-bench-lib-'));

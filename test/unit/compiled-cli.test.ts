@@ -4,10 +4,12 @@
  * user's TypeScript fleet file sharing the compiled model's classes.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
+import { V8_FLAGS } from '../../src/cli/v8-flags.js';
 import { MIRRORC_INDEX_URL, REPO_ROOT, SafetyRepo, assertNoStackTrace, ensureCompiledCli, runCli, runCompiledCli, runProcess, type CliRun } from '../safety/support.js';
 
 const LOCK = {
@@ -171,32 +173,88 @@ describe('the compiled CLI', () => {
     assert.deepEqual(compiled.report, tsx.report);
   });
 
-  test('GIVEN lib/ built from other sources than the src/ next to it WHEN the compiled CLI runs THEN it refuses with exit 2, says to run npm run build, writes the report, and dist/ and the lock stay as they were', async () => {
-    // A copy of the checkout (src/, lib/; node_modules linked): it runs; then its src/ changes.
+  test('GIVEN lib/ built from other sources than the src/ next to it WHEN npm run synth runs THEN it refuses with exit 2, says to run npm run build, and dist/ and the lock stay as they were', async () => {
+    // A copy of the checkout (package.json with its scripts, scripts/, src/, lib/; node_modules linked): it runs; then its src/ changes.
     const checkout = mkdtempSync(join(tmpdir(), 'mirrorc-checkout-'));
     const working = scratchRepo(FLEET, true);
     const refused = scratchRepo(FLEET, true);
     try {
-      for (const dir of ['src', 'lib']) cpSync(join(REPO_ROOT, dir), join(checkout, dir), { recursive: true });
+      for (const entry of ['src', 'lib', 'scripts', 'package.json']) cpSync(join(REPO_ROOT, entry), join(checkout, entry), { recursive: true });
       symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
-      writeFileSync(join(checkout, 'package.json'), '{ "type": "module" }\n');
-      const cli = join(checkout, 'lib', 'cli', 'main.js');
-      const ok = await runProcess(process.execPath, [cli, 'synth', '--offline'], working.dir);
+      const npmSynth = (repo: SafetyRepo): Promise<Omit<CliRun, 'report'>> =>
+        runProcess('npm', ['run', '--silent', 'synth', '--', '--offline', '--fleet', repo.fleetFile, '--lock', repo.lockFile, '--out', repo.outDir], checkout);
+      const ok = await npmSynth(working);
       assert.equal(ok.code, 0, ok.stderr);
 
       writeFileSync(join(checkout, 'src', 'util', 'order.ts'), '// edited after the build\n', { flag: 'a' });
       const before = refused.hash();
-      const run = await runProcess(process.execPath, [cli, 'synth', '--offline', '--report', refused.reportFile], refused.dir);
+      const run = await npmSynth(refused);
       assert.equal(run.code, 2);
-      assert.equal(run.stderr, 'error: the compiled CLI (lib/) is out of date: src/ changed since it was built; run "npm run build" (npm ci does it too), then run this command again\n');
-      const report = JSON.parse(readFileSync(refused.reportFile, 'utf8'));
-      assert.equal(report.exitCode, 2);
-      assert.match(report.error, /run "npm run build"/);
+      assert.equal(run.stderr, 'error: the compiled CLI (lib/) is out of date: lib/ was built from other sources than src/ (src/ changed since `npm run build`); run "npm run build" (npm ci does it too), then run this command again\n');
       assert.equal(refused.hash(), before);
     } finally {
       working.remove();
       refused.remove();
       rmSync(checkout, { recursive: true, force: true });
+    }
+  });
+
+  test('GIVEN the mirrorc executable (lib/cli/bin.js) and npm run synth WHEN each runs synth THEN the process that loads the fleet and runs the pipeline was started with the V8 flags of v8-flags.ts, and the output is the same', async () => {
+    // The fleet file runs in the CLI's own process: it records that process's Node flags.
+    const recording = `import { writeFileSync } from 'node:fs';\nwriteFileSync(process.env.MIRRORC_TEST_EXEC_ARGV!, JSON.stringify(process.execArgv));\n${FLEET}`;
+    const viaBin = scratchRepo(recording, true);
+    const viaNpm = scratchRepo(recording, true);
+    try {
+      const binArgv = join(viaBin.dir, 'exec-argv.json');
+      const bin = await runProcess(process.execPath, [join(REPO_ROOT, 'lib', 'cli', 'bin.js'), 'synth', '--offline'], viaBin.dir, { MIRRORC_TEST_EXEC_ARGV: binArgv });
+      assert.equal(bin.code, 0, bin.stderr);
+      const npmArgv = join(viaNpm.dir, 'exec-argv.json');
+      const npm = await runProcess('npm', ['run', '--silent', 'synth', '--', '--offline', '--fleet', viaNpm.fleetFile, '--lock', viaNpm.lockFile, '--out', viaNpm.outDir], REPO_ROOT, { MIRRORC_TEST_EXEC_ARGV: npmArgv });
+      assert.equal(npm.code, 0, npm.stderr);
+      for (const file of [binArgv, npmArgv]) {
+        const execArgv = JSON.parse(readFileSync(file, 'utf8')) as string[];
+        for (const flag of V8_FLAGS) assert.ok(execArgv.includes(flag), `${file}: ${JSON.stringify(execArgv)} lacks ${flag}`);
+      }
+      assert.deepEqual(readdirSync(viaBin.outDir).sort(), readdirSync(viaNpm.outDir).sort());
+    } finally {
+      viaBin.remove();
+      viaNpm.remove();
+    }
+  });
+
+  test('GIVEN the mirrorc executable running synth WHEN it is sent SIGTERM THEN the Node process it started for the run ends too, and the executable ends by the same signal', async () => {
+    // The fleet file records the pid of the process that loads it, then never finishes loading, so that the signal finds the run under way.
+    const hanging = `import { writeFileSync } from 'node:fs';\nwriteFileSync(process.env.MIRRORC_TEST_PID!, String(process.pid));\nsetInterval(() => undefined, 1 << 30);\nawait new Promise(() => undefined);\n${FLEET}`;
+    const repo = scratchRepo(hanging, true);
+    const pidFile = join(repo.dir, 'pid');
+    const executable = spawn(process.execPath, [join(REPO_ROOT, 'lib', 'cli', 'bin.js'), 'synth', '--offline'], { cwd: repo.dir, env: { ...process.env, NODE_OPTIONS: '', MIRRORC_TEST_PID: pidFile }, stdio: 'ignore' });
+    const ended = new Promise<NodeJS.Signals | null>((r) => executable.on('close', (_code, signal) => r(signal)));
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let runner: number | undefined;
+    try {
+      for (let i = 0; !existsSync(pidFile) || readFileSync(pidFile, 'utf8') === ''; i++) {
+        assert.ok(i < 1200, 'the fleet file was loaded');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      runner = Number(readFileSync(pidFile, 'utf8'));
+      assert.notEqual(runner, executable.pid, 'the run is in a Node process of its own, started with the V8 flags');
+      executable.kill('SIGTERM');
+      assert.equal(await ended, 'SIGTERM');
+      for (let i = 0; alive(runner!); i++) {
+        assert.ok(i < 600, `the run's process ${runner} still lives after the executable ended`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      executable.kill('SIGKILL');
+      if (runner !== undefined && alive(runner)) process.kill(runner, 'SIGKILL');
+      repo.remove();
     }
   });
 

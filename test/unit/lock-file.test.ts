@@ -9,8 +9,11 @@ import path from 'node:path';
 import { LockFileError, readLock, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../../src/snapshot/snapshot.js';
 import { schemaProblems } from '../../src/observe/lock-schema.js';
-import { lockDocumentSchema, type SourceRecords, type UnitRecords } from '../../src/state/lock-document.js';
-import { pinnedIPsAccepted, unitRecordsAccepted } from '../../src/state/lock-fast-check.js';
+import { compiledSectionSchema, lockDocumentSchema, type SourceRecords, type UnitRecords } from '../../src/state/lock-document.js';
+import { schemaAcceptor } from '../../src/util/schema-acceptor.js';
+
+const unitRecordsAccepted = (units: unknown): boolean => schemaAcceptor(compiledSectionSchema.shape.units)(units);
+const pinnedIPsAccepted = (pinned: unknown): boolean => schemaAcceptor(compiledSectionSchema.shape.pinnedServiceIPs)(pinned);
 
 let dir: string;
 before(() => {

@@ -20,6 +20,7 @@ import { ObservationError } from '../../src/observe/observation-error.js';
 import { MAX_TRUST_BUNDLE_BLOCKS, trustRootsOfBundle } from '../../src/observe/observe-trust-roots.js';
 import { validServices } from '../../src/observe/observed-checks.js';
 import { probeGateway } from '../../src/observe/probe-gateway.js';
+import { startStandInFleet } from '../harness/stand-in-apiserver.js';
 
 const SRC = resolve(import.meta.dirname, '..', '..', 'src');
 
@@ -224,6 +225,31 @@ describe('the gateway probe keeps to its budget', () => {
     } finally {
       for (const s of open) s.destroy();
       for (const s of servers) s.close();
+    }
+  });
+});
+
+describe('an answer over its budget is not asked for again', () => {
+  test('GIVEN a stand-in API server whose Services list is one page over the byte budget, or over the item budget WHEN listed with 3 attempts THEN one request each: an over-budget error, never a retry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mirrorc-over-budget-retry-'));
+    // One page of 40,000 small Services: some 2.6 MB of JSON, and 40,000 items.
+    const fleet = await startStandInFleet(dir, [
+      { name: 'bytes', services: [], namespaces: [], misbehave: { kind: 'huge-page', items: 40_000, list: 'services' } },
+      { name: 'items', services: [], namespaces: [], misbehave: { kind: 'huge-page', items: 40_000, list: 'services' } },
+    ]);
+    try {
+      const list = (cluster: string, budget: Partial<ObservationBudgetSpec>): Promise<unknown> =>
+        ClusterClient.fromAccess(cluster, { kubeconfig: fleet.kubeconfig, context: cluster }, { attempts: 3, backoffMs: 1, budget: { ...DEFAULT_OBSERVATION_BUDGET, ...budget } })
+          .listServices().then(() => undefined, (e: unknown) => e);
+      const bytes = await list('bytes', { maxBytesPerList: 1024 * 1024 });
+      const items = await list('items', { maxItemsPerList: 1_000 });
+      assert.ok(bytes instanceof ObservationError && bytes.failure === 'over-budget' && /maxBytesPerList \(1048576\)/.test(bytes.message), String(bytes));
+      assert.ok(items instanceof ObservationError && items.failure === 'over-budget' && /maxItemsPerList \(1000\)/.test(items.message), String(items));
+      assert.equal(fleet.server('bytes').requests(), 1, 'the answer over the byte budget was asked for again');
+      assert.equal(fleet.server('items').requests(), 1, 'the answer over the item budget was asked for again');
+    } finally {
+      await fleet.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

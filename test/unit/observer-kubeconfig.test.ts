@@ -26,3 +26,15 @@ test('rotating one cluster replaces its entries and keeps the others, including 
   assert.deepEqual(cfg.contexts.map((c: { name: string }) => c.name), ['london', 'other', 'paris']);
   assert.equal(cfg.users.length, 2);
 });
+
+test('rotating a cluster whose API server or CA changed leaves one cluster entry for it, the new one: no old server or CA stays to be picked first', () => {
+  const first = observerKubeconfigYaml([minted('london', 'old-london'), minted('paris', 'old-paris')]);
+  const moved: MintedCluster = { ...minted('paris', 'new-paris'), server: 'https://paris-2.example:6443', caPem: 'PEM-paris-2' };
+  const cfg = YAML.parse(observerKubeconfigYaml([moved], first));
+  assert.deepEqual(cfg.clusters.map((c: { name: string }) => c.name), ['london', 'paris']);
+  const paris = cfg.clusters.find((c: { name: string }) => c.name === 'paris').cluster;
+  assert.equal(paris.server, 'https://paris-2.example:6443');
+  assert.equal(Buffer.from(paris['certificate-authority-data'], 'base64').toString(), 'PEM-paris-2');
+  assert.deepEqual(cfg.contexts.map((c: { name: string }) => c.name), ['london', 'paris']);
+  assert.deepEqual(cfg.users.map((u: { name: string }) => u.name), ['london-mirrorc-observer', 'paris-mirrorc-observer']);
+});
