@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { printErr } from '../util/print.js';
 import { V8_FLAGS } from './v8-flags.js';
 
 /** The signals passed on to the child. */
@@ -21,7 +22,7 @@ export function relaunchWithV8Flags(args: readonly string[]): void {
   };
   for (const signal of FORWARDED) process.on(signal, forward);
   child.on('error', (e) => {
-    process.stderr.write(`error: could not start Node.js (${process.execPath}) to run mirrorc: ${e.message}\n`);
+    printErr(`error: could not start Node.js (${process.execPath}) to run mirrorc: ${e.message}`);
     process.exit(1);
   });
   child.on('exit', (code, signal) => {

@@ -8,6 +8,7 @@ import type { RunReport } from './report.js';
 import type { RunLog } from './run-log.js';
 import { markdownCode, markdownText } from './markdown-text.js';
 import { outputText } from '../util/print.js';
+import { appendAll } from '../util/append-all.js';
 
 /**
  * Markdown of one run for the job summary; built from the (already redacted) report only. Messages
@@ -18,7 +19,7 @@ export function jobSummaryMarkdown(report: RunReport): string {
   const cell = (s: string): string => markdownCode(s, 'cell');
   const outcome = report.exitCode === 0 ? 'ok' : `exit ${report.exitCode}`;
   const lines = [`### mirrorc ${report.command}${report.offline ? ' --offline' : ''}: ${outcome}`, ''];
-  if (report.error !== null) lines.push(...errorQuote(report.error), '');
+  if (report.error !== null) appendAll(lines, errorQuote(report.error)).push('');
   const compiled = report.sources.filter((s) => s.compiled);
   if (compiled.length > 0) {
     lines.push(`| source | added | changed | removed | unchanged |`, '|---|---:|---:|---:|---:|');

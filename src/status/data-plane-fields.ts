@@ -6,6 +6,7 @@
  * sides, so only a real difference shows.
  */
 import { compareStrings, sortedUnique } from '../util/order.js';
+import { appendAll } from '../util/append-all.js';
 
 /** A Service port as the data plane uses it: `name/protocol/port->targetPort`. */
 export type PortKey = string;
@@ -52,7 +53,7 @@ export function dataPlaneFields(service: ServiceLike, slices: readonly EndpointS
     for (const slice of slices) {
       for (const endpoint of slice.endpoints ?? []) {
         const addresses = endpoint.addresses ?? [];
-        all.push(...addresses);
+        appendAll(all, addresses);
         if (endpoint.conditions?.ready !== false) ready += addresses.length;
       }
     }

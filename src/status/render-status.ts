@@ -4,7 +4,7 @@ import { printableText } from '../util/printable-text.js';
 
 /** Columns padded to their widest cell. */
 function table(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths = rows[0]!.map((_, i) => rows.reduce((widest, r) => Math.max(widest, r[i]!.length), 0));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
 }
 

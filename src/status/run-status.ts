@@ -19,6 +19,7 @@ import { problemExitCode, sortProblems } from './problem-exit-code.js';
 import { sourceStatus } from './source-status.js';
 import { STATUS_FORMAT, type StatusDocument, type StatusProblem } from './status-report.js';
 import { gatewayNow, reachNow, targetStatus } from './target-status.js';
+import { appendAll } from '../util/append-all.js';
 
 /** Options of {@link runStatus}. */
 export interface StatusOptions {
@@ -70,14 +71,14 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusDocu
   for (const name of sortedUnique(spec.links.map((l) => l.source))) {
     const client = clientOf(clusterOf.get(name)!, options);
     const outcome = await sourceStatus({ cluster: name, client, snapshot, units: units ?? {}, tree, now });
-    problems.push(...outcome.problems);
+    appendAll(problems, outcome.problems);
     const flux = spec.delivery?.flux;
     if (flux === undefined) {
       sources.push(outcome.status);
       continue;
     }
     const gitops = await fluxStatus({ cluster: name, client, flux, lockFile, ...(options.lockCommit !== undefined ? { lockCommit: options.lockCommit } : {}) });
-    problems.push(...gitops.problems);
+    appendAll(problems, gitops.problems);
     sources.push({ ...outcome.status, gitops: gitops.status });
   }
   const targets = [];
@@ -87,7 +88,7 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusDocu
     const reached = await reachNow(client, cluster);
     const outcome = targetStatus(name, snapshot, reached.error, now);
     const gateway = await gatewayNow(cluster, snapshot, reached, client);
-    problems.push(...outcome.problems, ...gateway.problems);
+    appendAll(appendAll(problems, outcome.problems), gateway.problems);
     targets.push({ ...outcome.status, gatewayNow: gateway.now });
   }
   const sorted = sortProblems(problems).map((p) => ({ ...p, message: redactServerAddresses(p.message) }));
