@@ -22,10 +22,9 @@ export class LockFileError extends InvalidInputError {
    * @param path the lock file
    * @param reason what is wrong, completing "lock file <path> ..."
    * @param problems one line per problem (`$.json.path: what is wrong`), listed after the advice
-   * @param advice what to do, after the reason @default restore it from git, or delete it
    */
-  constructor(path: string, reason: string, problems: readonly string[] = [], advice = 'restore it from git, or delete it to observe every cluster from scratch') {
-    super(`lock file ${path} ${reason}; ${advice}${problems.map((p) => `\n  - ${p}`).join('')}`);
+  constructor(path: string, reason: string, problems: readonly string[] = []) {
+    super(`lock file ${path} ${reason}; restore it from git, or delete it to observe every cluster from scratch${problems.map((p) => `\n  - ${p}`).join('')}`);
     this.name = 'LockFileError';
     this.path = path;
     this.problems = problems;
@@ -43,12 +42,9 @@ export class LockFromLaterMirrorcError extends LockFileError {
   public readonly format: number;
 
   constructor(path: string, format: number) {
-    super(
-      path,
-      `has format ${format}, written by a later mirrorc: this one (${ownVersion()}) reads formats ${READ_FORMATS}`,
-      [],
-      'install the mirrorc that wrote it (npm ci installs the version your package-lock.json names), or upgrade; do not delete the lock (it holds the pinned service IPs), see docs/upgrading.md',
-    );
+    super(path, `has format ${format}`);
+    // Its own advice instead of LockFileError's "restore it from git, or delete it".
+    this.message = `lock file ${path} has format ${format}, written by a later mirrorc: this one (${ownVersion()}) reads formats ${READ_FORMATS}; install the mirrorc that wrote it (npm ci installs the version your package-lock.json names), or upgrade; do not delete the lock (it holds the pinned service IPs), see docs/upgrading.md`;
     this.name = 'LockFromLaterMirrorcError';
     this.format = format;
   }
