@@ -27,6 +27,7 @@ export const Diag = {
   INVALID_INPUT: { code: 'MRC1001', severity: 'error', title: 'invalid command line or settings', hint: 'correct the option named in the message; mirrorc <command> --help lists the options' },
   FLEET_DEFINITION_INVALID: { code: 'MRC1002', severity: 'error', title: 'the fleet definition is invalid', hint: `fix the construct named in the message in the fleet file; ${typeCheckCommand()} shows type errors` },
   LOCK_FILE_INVALID: { code: 'MRC1003', severity: 'error', title: 'the lock file is missing, unreadable or invalid', hint: 'restore the lock from git (git checkout -- <lock>), or pass --new-fleet to start a fleet from scratch' },
+  LOCK_FROM_LATER_MIRRORC: { code: 'MRC1004', severity: 'error', title: 'the lock file was written by a later mirrorc (a higher lock format)', hint: 'install the mirrorc that wrote it (npm ci installs the version package-lock.json names); never delete the lock to get past this: it holds the pinned service IPs (docs/upgrading.md)' },
 
   // MRC2xxx: observation. The cluster keeps its last known state from the lock (stale but safe).
   CLUSTER_KUBECONFIG: { code: 'MRC2001', severity: 'warning', title: 'cluster not observed: no usable kubeconfig; compiled from the lock', hint: 'pass --kubeconfig or fix the cluster\'s access (kubeconfig, context); on a machine without cluster access, use --offline' },

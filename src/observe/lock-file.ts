@@ -9,6 +9,7 @@ import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../snapshot/
 import { FORMAT_3_LOCK, FORMAT_4_LOCK, isLockDocumentFormat, LOCK_FORMAT, lockDocumentAccepted, lockDocumentSchema, PREVIOUS_LOCK_FORMAT, type LockDocument, type SourceRecords, type UnitRecords } from '../state/lock-document.js';
 import { schemaAcceptor } from '../util/schema-acceptor.js';
 import { InvalidInputError } from '../errors/mirrorc-error.js';
+import { ownVersion } from '../util/own-version.js';
 
 /** The lock file is unreadable, of an unknown format, or does not match the lock schema. */
 export class LockFileError extends InvalidInputError {
@@ -27,6 +28,25 @@ export class LockFileError extends InvalidInputError {
     this.name = 'LockFileError';
     this.path = path;
     this.problems = problems;
+  }
+}
+
+/**
+ * The lock has a format number above {@link LOCK_FORMAT}: a later mirrorc wrote it (a downgrade, or a
+ * teammate's newer install). It is refused before anything is written, and the advice is to run the
+ * version that wrote it, never to delete the lock: that would drop the pinned service IPs (every
+ * mirror recreated with a new IP) and every cluster's last known state.
+ */
+export class LockFromLaterMirrorcError extends LockFileError {
+  /** The format number found. */
+  public readonly format: number;
+
+  constructor(path: string, format: number) {
+    super(path, `has format ${format}`);
+    // Its own advice instead of LockFileError's "restore it from git, or delete it".
+    this.message = `lock file ${path} has format ${format}, written by a later mirrorc: this one (${ownVersion()}) reads formats ${READ_FORMATS}; install the mirrorc that wrote it (npm ci installs the version your package-lock.json names), or upgrade; do not delete the lock (it holds the pinned service IPs), see docs/upgrading.md`;
+    this.name = 'LockFromLaterMirrorcError';
+    this.format = format;
   }
 }
 
@@ -82,6 +102,7 @@ export function readLock(path: string, readText: (path: string) => string = read
     return { snapshot, units: compiled.units, ...(compiled.sources && format !== PREVIOUS_LOCK_FORMAT ? { sources: compiled.sources } : {}), text };
   }
   const lock = parsed as Partial<FleetSnapshot>;
+  if (typeof format === 'number' && Number.isInteger(format) && format > LOCK_FORMAT) throw new LockFromLaterMirrorcError(path, format);
   if (typeof lock !== 'object' || lock === null || lock.format !== SNAPSHOT_FORMAT) {
     throw new LockFileError(path, `has format ${JSON.stringify(lock?.format)}, but this version reads formats ${READ_FORMATS}`);
   }

@@ -15,7 +15,7 @@ import { printWarnings } from '../diagnostics/print-diagnostics.js';
 import { deliveryDiagnostics } from '../diagnostics/run-diagnostics.js';
 import { FleetLoadError } from '../load/load-fleet.js';
 import { FleetDefinitionError } from '../model/fleet.js';
-import { LockFileError } from '../observe/lock-file.js';
+import { LockFileError, LockFromLaterMirrorcError } from '../observe/lock-file.js';
 import { appendJobSummary } from '../report/job-summary.js';
 import { buildRunReport, writeReportOrLog, type RunFacts } from '../report/report.js';
 import { summaryLines } from '../report/summary.js';
@@ -102,7 +102,7 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
     // The errors behind a compile failure, one by one; an invalid fleet or lock by its own code.
     if (e instanceof CompileError) facts = { ...facts, errorDiagnostics: e.diagnostics };
     if (e instanceof FleetDefinitionError || e instanceof FleetLoadError) facts = { ...facts, errorCode: Diag.FLEET_DEFINITION_INVALID };
-    if (e instanceof LockFileError) facts = { ...facts, errorCode: Diag.LOCK_FILE_INVALID };
+    if (e instanceof LockFileError) facts = { ...facts, errorCode: e instanceof LockFromLaterMirrorcError ? Diag.LOCK_FROM_LATER_MIRRORC : Diag.LOCK_FILE_INVALID };
     if (e instanceof MirrorcError) return finish(e.exitCode, e.message);
     throw e;
   } finally {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LockFileError, readLock, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
+import { LockFileError, LockFromLaterMirrorcError, readLock, readLockFile, renderLockFile } from '../../src/observe/lock-file.js';
 import { SNAPSHOT_FORMAT, emptySnapshot, type FleetSnapshot } from '../../src/snapshot/snapshot.js';
 import { schemaProblems } from '../../src/observe/lock-schema.js';
 import { compiledSectionSchema, lockDocumentSchema, type SourceRecords, type UnitRecords } from '../../src/state/lock-document.js';
@@ -98,14 +98,25 @@ describe('readLockFile', () => {
     assert.match(lockError(file).message, /is not valid JSON/);
   });
 
-  test('another format number is a LockFileError stating both formats', () => {
-    // GIVEN a lock written by a newer version
+  test('a later format number is refused as written by a later mirrorc: both formats, this version, and never "delete it"', () => {
+    // GIVEN a lock written by a newer version (the shape of this format, a higher number)
     const file = lockWith('future.lock.json', JSON.stringify({ format: 6, observed: { targets: {}, sources: {} }, compiled: { units: {} } }));
     // WHEN read
     const error = lockError(file);
-    // THEN the message names the file, the found and the supported format, and what to do
+    // THEN it is the later-mirrorc error (MRC1004 in a report): the file, the found and the read formats, this version, what to do
+    assert.ok(error instanceof LockFromLaterMirrorcError, error.name);
+    assert.equal(error.format, 6);
     assert.ok(error.message.includes(file), error.message);
-    assert.match(error.message, /has format 6, but this version reads formats 1, 2, 3, 4 and 5/);
+    assert.match(error.message, /has format 6, written by a later mirrorc: this one \(\d+\.\d+\.\d+[^)]*\) reads formats 1, 2, 3, 4 and 5/);
+    assert.match(error.message, /install the mirrorc that wrote it \(npm ci installs the version your package-lock\.json names\), or upgrade; do not delete the lock/);
+    assert.doesNotMatch(error.message, /delete it to observe/);
+  });
+
+  test('an unknown format that is not a later number is a LockFileError stating both formats', () => {
+    const file = lockWith('zero.lock.json', JSON.stringify({ format: 0, targets: {}, sources: {} }));
+    const error = lockError(file);
+    assert.equal(error instanceof LockFromLaterMirrorcError, false);
+    assert.match(error.message, /has format 0, but this version reads formats 1, 2, 3, 4 and 5/);
     assert.match(error.message, /restore it from git, or delete it/);
   });
 

@@ -56,8 +56,19 @@ async function until(what: string, ms: number, check: () => Promise<boolean>): P
   }
 }
 
+/** Options of {@link startLocalRegistry}. */
+export interface LocalRegistryProps {
+  /**
+   * Installs need a token too (an organisation's private registry): a request without one, or with
+   * a wrong one, gets 401. The test user's {@link LocalRegistry.token} is a valid one.
+   * @default false (anyone may install; publishing always needs the token)
+   */
+  readonly requireAuth?: boolean;
+}
+
 /** Starts verdaccio with storage below `dir`; resolves when it answers and a user can publish. */
-export async function startLocalRegistry(dir: string): Promise<LocalRegistry> {
+export async function startLocalRegistry(dir: string, props: LocalRegistryProps = {}): Promise<LocalRegistry> {
+  const access = props.requireAuth ? '$authenticated' : '$all';
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
@@ -71,8 +82,8 @@ export async function startLocalRegistry(dir: string): Promise<LocalRegistry> {
     '# No uplinks: nothing falls back to the public registry.',
     'uplinks: {}',
     'packages:',
-    "  '@*/*': { access: $all, publish: $authenticated }",
-    "  '**': { access: $all, publish: $authenticated }",
+    `  '@*/*': { access: ${access}, publish: $authenticated }`,
+    `  '**': { access: ${access}, publish: $authenticated }`,
     'web: { enable: false }',
     'max_body_size: 200mb',
     'log: { type: stdout, format: pretty, level: warn }',
