@@ -5,11 +5,12 @@
  * No release is tagged (0.1.0 was published from an unmarked commit, and package.json has said 0.1.0
  * since the first commit), so "the previous version" is a fixed commit of this repository's history:
  * {@link PREVIOUS}, the last one that wrote lock format 4 and the layout before a mirror's objects
- * became one file. Its sources come out of git (`git archive`) and run with tsx on this checkout's
+ * became one file. Its sources, example fleet and package.json are kept as a fixture made from that
+ * commit (test/fixtures/upgrade/, so a shallow clone runs the test too) and run with tsx on this checkout's
  * node_modules (its dependencies are the ones of today; only dev tools were added since): building
  * and packing it would test npm pack, which registry-install.test.ts does, not the upgrade.
  *
- * The fleet repository is that commit's tree with `src` a link, so that its fleet file
+ * The fleet repository is those files with `src` a link, so that its fleet file
  * (`import ... from '../src/index.js'`) loads the version being run, like an installed package would.
  */
 import assert from 'node:assert/strict';
@@ -62,12 +63,9 @@ const json = (text: string): { format: number; observed: unknown; compiled: { pi
 
 test('the example fleet upgraded from an earlier mirrorc: the lock migrates (format 4 to 5) keeping every observation and pinned IP, no object is dropped, and the earlier mirrorc refuses the new lock without touching it', () => {
   // GIVEN the example fleet as the earlier mirrorc (PREVIOUS) compiles it, offline, from its lock
-  const known = run('git', ['-C', REPO, 'cat-file', '-e', `${PREVIOUS}^{commit}`], REPO);
-  assert.equal(known.status, 0, `commit ${PREVIOUS} is not in this clone: the upgrade test needs the repository's history (git fetch --unshallow)`);
-  const tar = join(scratch, 'previous.tar');
-  assert.equal(run('git', ['-C', REPO, 'archive', '--format=tar', '-o', tar, PREVIOUS], REPO).status, 0, 'git archive');
+  const tar = join(REPO, 'test', 'fixtures', 'upgrade', `mirrorc-${PREVIOUS.slice(0, 7)}.tar.gz`);
   mkdirSync(fleet);
-  assert.equal(run('tar', ['-xf', tar, '-C', fleet], scratch).status, 0, 'tar -x');
+  assert.equal(run('tar', ['-xzf', tar, '-C', fleet], scratch).status, 0, 'tar -x');
   symlinkSync(join(REPO, 'node_modules'), join(fleet, 'node_modules'));
   const previousSrc = join(fleet, '.previous-src');
   renameSync(join(fleet, 'src'), previousSrc);
