@@ -30,7 +30,9 @@ import {
   serviceNameProblem,
   targetPortProblem,
 } from '../util/k8s-names.js';
-import { SNAPSHOT_FORMAT } from './snapshot.js';
+
+/** Version of the snapshot format; bumped on incompatible changes. */
+export const SNAPSHOT_FORMAT = 1;
 
 /** A value checked by one of the name predicates (which returns the problem, or undefined). */
 function checked<T>(problem: (value: unknown) => string | undefined): z.ZodType<T> {

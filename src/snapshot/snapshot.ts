@@ -22,12 +22,13 @@ import type {
   staleSinceSchema,
   targetSnapshotSchema,
 } from './snapshot-schema.js';
+import { SNAPSHOT_FORMAT } from './snapshot-schema.js';
 
 /** `T` with every field, array and record read-only, at every depth: what compile reads, it may not change. */
 export type DeepReadonly<T> = T extends readonly (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
-/** Version of the snapshot format; bumped on incompatible changes. */
-export const SNAPSHOT_FORMAT = 1;
+/** Version of the snapshot format; bumped on incompatible changes (defined with the schema that checks it). */
+export { SNAPSHOT_FORMAT };
 
 /** First failed observation per cluster and role ({@link staleSinceSchema}). */
 export type StaleSince = DeepReadonly<z.infer<typeof staleSinceSchema>>;
