@@ -118,13 +118,18 @@ test('GIVEN two targets whose removals together exceed the share rule, each alon
   }
 });
 
-test('GIVEN two targets that remove exactly as much and pass the guard only together THEN both are held back together (nothing but their names tells them apart), and the warning says so', () => {
+test('GIVEN two targets that remove exactly as much and pass the guard only together THEN both are held back together (nothing but their names tells them apart), and the warning says so; the next run holds both again', () => {
   const previous = fleet({ paris: target(10), rome: target(10) });
   const observed = fleet({ paris: target(7, 'new'), rome: target(7, 'new') });
   const { outcome, names } = holdBack(previous, observed);
   assert.deepEqual(names, ['paris', 'rome']);
   assert.deepEqual(outcome.held.map((h) => h.together), [['rome'], ['paris']]);
   assert.match(heldBackWarning(outcome.held[0]!), /held back together with "rome", which removes exactly as much: the guard stops them only together/);
+  // AND the next run, from what this one wrote, holds both again (docs/safety/hold-back.md: a tie is not let through by the next run):
+  // nothing of theirs went through, so one target can keep another that removes exactly as much held back, both named and stale.
+  const next = holdBack(outcome.snapshot, observed);
+  assert.deepEqual(next.names, ['paris', 'rome']);
+  assert.deepEqual(next.outcome.held.map((h) => h.together), [['rome'], ['paris']]);
 });
 
 test('GIVEN two targets equal in what they remove, one over the share rule of its small source, the other within its large one THEN only the first is held back', () => {
