@@ -1,6 +1,8 @@
 /**
- * A model of Linkerd's destination controller's endpoint bookkeeping for EndpointSlices: what a
- * meshed client that asked for `<service>:<port>` holds after each informer event. Test oracle only.
+ * A model of Linkerd's destination controller's endpoint bookkeeping for EndpointSlices: the set it
+ * serves a meshed client that asked for `<service>:<port>` after each informer event (its listener
+ * group's snapshot; a client already holding an ID is sent a changed address only when FLG publishDiff's
+ * `addressChanged` says so: identity, zones, opaque protocol, pod). Test oracle only.
  *
  * Every function below is a transcription of linkerd/linkerd2 at commit b24cd40 (the commit
  * docs/linkerd-mirror-contract.md cites), directory controller/api/destination/watcher/:
@@ -65,8 +67,13 @@ export interface SliceEvent {
 
 /** Go's `namedPort` (intstr): a number, or a service port's name. */
 type TargetPort = { readonly int: number } | { readonly name: string };
-/** Go's `ID` interface: ServiceID, PodID or ExternalWorkloadID, as a map key. */
+/**
+ * Go's `ID` (watcher/k8s.go): ONE struct {Namespace, Name, IPFamily}, of which ServiceID, PodID and
+ * ExternalWorkloadID are aliases, as a map key: a ServiceID and an ExternalWorkloadID with the same
+ * namespace and name are the same key, as in Go.
+ */
 type Id = string;
+const idKey = (namespace: string, name: string, ipFamily = ''): Id => JSON.stringify([namespace, name, ipFamily]);
 type AddressSet = Map<Id, Address>;
 
 interface PortPublisher {
@@ -275,7 +282,7 @@ function noEndpoints(pp: PortPublisher, exists: boolean): void {
 
 /** A ServiceID as a key (PP newServiceRefAddress): `<service>-<ip>-<port>[-<hostname>]` in the slice's namespace. */
 function serviceRefId(namespace: string, parts: readonly string[]): Id {
-  return `svc:${namespace}/${parts.join('-')}`;
+  return idKey(namespace, parts.join('-'));
 }
 
 /**
@@ -323,8 +330,8 @@ function endpointSliceToIDs(pp: PortPublisher, es: EndpointSliceObject): Id[] {
         const hostname = ep.hostname ?? '';
         ids.push(serviceRefId(es.metadata.namespace, hostname === '' ? [serviceName, ip, String(port)] : [serviceName, ip, String(port), hostname]));
       }
-    } else if (ref.kind === 'Pod') ids.push(`pod:${ref.namespace ?? ''}/${ref.name ?? ''}/${es.addressType ?? ''}`);
-    else if (ref.kind === 'ExternalWorkload') ids.push(`ew:${ref.namespace ?? ''}/${ref.name ?? ''}`);
+    } else if (ref.kind === 'Pod') ids.push(idKey(ref.namespace ?? '', ref.name ?? '', es.addressType ?? ''));
+    else if (ref.kind === 'ExternalWorkload') ids.push(idKey(ref.namespace ?? '', ref.name ?? ''));
   }
   return ids;
 }

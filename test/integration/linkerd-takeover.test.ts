@@ -136,15 +136,8 @@ function objectGaps(services: Recorder, endpoints: Recorder): string[] {
 
 const show = (a: readonly Address[]): string => JSON.stringify(a);
 
-/**
- * What Linkerd's destination answers, event by event: the Services and EndpointSlices of the record,
- * merged in etcd's order (resourceVersion: one etcd serves every cluster of the harness, and a
- * watch's events carry the revision that made them), fed to the destination model, with a client
- * subscribed to every mirror from the start. Returns every event after which a mirror answered
- * anything but its expected addresses; a rome mirror is checked from its first answer on (it does
- * not exist before mirrorc creates it).
- */
-function destinationGaps(services: Recorder, slices: Recorder, expected: Map<string, Address[]>): { problems: string[]; events: number } {
+/** A destination model that has seen the record's initial lists, with a client subscribed to every mirror from the start. */
+function startedModel(services: Recorder, slices: Recorder): DestinationModel {
   const model = new DestinationModel();
   for (const s of services.initial) model.service(s as never);
   for (const s of slices.initial) model.apply({ type: 'ADDED', obj: s as never });
@@ -152,9 +145,26 @@ function destinationGaps(services: Recorder, slices: Recorder, expected: Map<str
     const [ns, name] = key.split('/') as [string, string];
     model.subscribe(ns, name, port);
   }
-  const problems: string[] = [];
+  return model;
+}
+
+/** One recorded Service or EndpointSlice event, as the destination's informers hand it over. */
+function feed(model: DestinationModel, e: Recorded): void {
+  if (e.kind === 'Service') {
+    if (e.type === 'DELETED') model.deleteService(e.obj as never);
+    else model.service(e.obj as never);
+  } else {
+    model.apply({ type: e.type as 'ADDED' | 'MODIFIED' | 'DELETED', obj: e.obj as never });
+  }
+}
+
+/**
+ * A check of every mirror's answer against `expected`, for one model: a rome mirror is checked from
+ * its first answer on (it does not exist before mirrorc creates it).
+ */
+function answerChecker(model: DestinationModel, expected: Map<string, Address[]>, problems: string[]): (after: string) => void {
   const answering = new Set<string>();
-  const check = (after: string): void => {
+  return (after) => {
     for (const [key, port] of Object.entries(ALL_MIRRORS)) {
       const [ns, name] = key.split('/') as [string, string];
       const got = model.addresses(ns, name, port);
@@ -167,19 +177,68 @@ function destinationGaps(services: Recorder, slices: Recorder, expected: Map<str
       if (show(got) !== show(want)) problems.push(`${key} answered ${show(got)} instead of ${show(want)} after ${after}`);
     }
   };
-  check('the initial lists');
-  const events = [...services.events, ...slices.events].sort((a, b) => Number(a.obj.metadata.resourceVersion) - Number(b.obj.metadata.resourceVersion));
-  for (const e of events) {
-    if (e.kind === 'Service') {
-      if (e.type === 'DELETED') model.deleteService(e.obj as never);
-      else model.service(e.obj as never);
-    } else {
-      model.apply({ type: e.type as 'ADDED' | 'MODIFIED' | 'DELETED', obj: e.obj as never });
-    }
-    check(`${e.type} ${e.kind} ${keyOf(e.obj)} (resourceVersion ${e.obj.metadata.resourceVersion})`);
+}
+
+/**
+ * The model takes the Service and EndpointSlice informers' events in one order (etcd's), while the
+ * destination's two informers deliver independently. A Service event acts on a subscribed port only
+ * when it changes that port's target (SP updateService → PP updatePort re-lists the slices) or
+ * deletes the Service (objectGaps forbids it); so when no recorded Service event changes a mirror's
+ * target port (the service port's name, EW getTargetPort), any interleaving gives the same answers.
+ */
+function targetPortChanges(services: Recorder): string[] {
+  const portName = (o: Obj, port: number): string | null => ((o.spec?.ports ?? []) as { name?: string; port: number }[]).find((p) => p.port === port)?.name ?? null;
+  const seen = new Map<string, string | null>();
+  for (const o of services.initial) if (keyOf(o) in ALL_MIRRORS) seen.set(keyOf(o), portName(o, ALL_MIRRORS[keyOf(o)]!));
+  const problems: string[] = [];
+  for (const e of services.events) {
+    const key = keyOf(e.obj);
+    if (!(key in ALL_MIRRORS) || e.type === 'DELETED') continue;
+    const name = portName(e.obj, ALL_MIRRORS[key]!);
+    if (seen.has(key) && seen.get(key) !== name) problems.push(`Service ${key} (resourceVersion ${e.obj.metadata.resourceVersion}) changed the target of port ${ALL_MIRRORS[key]} from ${JSON.stringify(seen.get(key))} to ${JSON.stringify(name)}: the informers' interleaving would matter`);
+    seen.set(key, name);
   }
-  for (const key of Object.keys(ROME_MIRRORS)) if (!answering.has(key)) problems.push(`${key} never answered`);
-  return { problems, events: events.length };
+  return problems;
+}
+
+/**
+ * What Linkerd's destination answers, event by event: the Services and EndpointSlices of the record,
+ * merged in etcd's order (resourceVersion: one etcd serves every cluster of the harness, and a
+ * watch's events carry the revision that made them), fed to the destination model, with a client
+ * subscribed to every mirror from the start. Returns every event after which a mirror answered
+ * anything but its expected addresses. Then the same with the destination's informer resync
+ * (OnUpdate(obj, obj) of every stored slice, every 10 minutes) falling at each point of the record
+ * in turn: the record replayed once per point, a resync there, every later event checked again.
+ */
+function destinationGaps(services: Recorder, slices: Recorder, expected: Map<string, Address[]>): { problems: string[]; events: number } {
+  const events = [...services.events, ...slices.events].sort((a, b) => Number(a.obj.metadata.resourceVersion) - Number(b.obj.metadata.resourceVersion));
+  const what = (e: Recorded): string => `${e.type} ${e.kind} ${keyOf(e.obj)} (resourceVersion ${e.obj.metadata.resourceVersion})`;
+  const problems: string[] = targetPortChanges(services);
+  const model = startedModel(services, slices);
+  const check = answerChecker(model, expected, problems);
+  check('the initial lists');
+  for (const e of events) {
+    feed(model, e);
+    check(what(e));
+  }
+  for (const key of Object.keys(ROME_MIRRORS)) if (!model.addresses(...(key.split('/') as [string, string]), ROME_MIRRORS[key]!).length) problems.push(`${key} answers nothing at the end`);
+  for (let k = 0; k <= events.length && problems.length < 20; k++) {
+    const replay = startedModel(services, slices);
+    const resynced = answerChecker(replay, expected, problems);
+    resynced('the initial lists');
+    for (const e of events.slice(0, k)) {
+      feed(replay, e);
+      resynced(what(e));
+    }
+    replay.resync();
+    const at = k === 0 ? 'the initial lists' : what(events[k - 1]!);
+    resynced(`a resync right after ${at}`);
+    for (const e of events.slice(k)) {
+      feed(replay, e);
+      resynced(`${what(e)}, with a resync after ${at}`);
+    }
+  }
+  return { problems: [...new Set(problems)].slice(0, 20), events: events.length };
 }
 
 describe("from Linkerd's service-mirror controller to mirrorc without downtime, and back, as Linkerd's destination sees it", () => {
@@ -193,6 +252,8 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
   const original = new Map<string, { uid: string; endpointsUid: string; clusterIP: string }>();
   /** What each mirror answers in Linkerd's destination: under Linkerd's controller (paris), once mirrorc created it (rome). */
   const expected = new Map<string, Address[]>();
+  /** The label keys of each paris mirror as Linkerd's controller wrote them. */
+  const linkerdLabelKeys = new Map<string, string[]>();
 
   before(async (t) => {
     fleet = await kubeFleetForTests(t as never, ['london', 'paris', 'rome'], { readerRules: observationRules({ source: true, target: true }) });
@@ -291,7 +352,11 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
       assert.equal(svc.metadata.labels['mirrorc.io/managed'], undefined);
       assert.ok(svc.metadata.managedFields.some((f: any) => f.manager === LINKERD_MANAGER && f.operation === 'Update'), `${key}: written by ${LINKERD_MANAGER}`);
       original.set(key, { uid: svc.metadata.uid, clusterIP: svc.spec.clusterIP, endpointsUid: (await get('endpoints', key)).metadata.uid });
+      linkerdLabelKeys.set(key, Object.keys(svc.metadata.labels));
     }
+    // Linkerd copied the targets' last-applied-configuration onto the mirrors (the case where a hand-run
+    // `kubectl apply --server-side` dropped Linkerd's labels and remote-resource-version, issue 34)
+    for (const key of ['shop/web-paris', 'data/kafka-paris']) assert.ok((await get('service', key)).metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'], key);
     // The per-pod mirrors got IPs of the apiserver's dynamic band, outside london's pinned range.
     for (const key of PER_POD) assert.doesNotMatch(original.get(key)!.clusterIP, /^10\.96\.0\./, `${key} outside ${PINNED_RANGE}`);
     await kubernetesSlicesFor(MIRRORS);
@@ -369,6 +434,8 @@ describe("from Linkerd's service-mirror controller to mirrorc without downtime, 
       assert.equal(svc.metadata.labels['mirrorc.io/managed'], 'true', key);
       // (Flux's server-side apply leaves the fields of Linkerd's field manager alone: its annotation stays)
       assert.ok(svc.metadata.annotations['mirror.linkerd.io/remote-resource-version'], `${key}: Linkerd's remote-resource-version kept`);
+      //  nor does it drop a label Linkerd wrote, though the mirror carried a copied last-applied-configuration
+      assert.deepEqual(linkerdLabelKeys.get(key)!.filter((k) => !(k in svc.metadata.labels)), [], `${key}: Linkerd's labels kept`);
       assert.equal((await get('endpoints', key)).metadata.labels['endpointslice.kubernetes.io/skip-mirror'], undefined, key);
       assert.deepEqual(await slicesOf(key), { kubernetes: 1, mirrorc: 0, retired: 1 }, key);
     }
@@ -513,6 +580,16 @@ function linkerdLabels(remote: Record<string, string>, extra: Record<string, str
   return { ...copied, 'mirror.linkerd.io/mirrored-service': 'true', 'mirror.linkerd.io/cluster-name': 'paris', ...extra };
 }
 
+/**
+ * The annotations Linkerd copies from a remote Service onto its mirror (CW getMirrorServiceAnnotations:
+ * all but the topology ones): paris' Services were applied with a client-side `kubectl apply`, so the
+ * mirrors carry the target's `kubectl.kubernetes.io/last-applied-configuration`, as real ones do.
+ */
+function copiedAnnotations(remote: { metadata: { annotations?: Record<string, string> } }): Record<string, string> {
+  const topology = ['service.kubernetes.io/topology-aware-hints', 'service.kubernetes.io/topology-mode'];
+  return Object.fromEntries(Object.entries(remote.metadata.annotations ?? {}).filter(([k]) => !topology.includes(k)));
+}
+
 /** The objects of Linkerd's mirrors in london: Services (for `create`) then Endpoints, given the per-pod ClusterIPs once known. */
 async function linkerdObjects(fleet: KubeFleet, podIPs?: Record<string, string>): Promise<{ services: any[]; endpoints: any[] }> {
   const web = JSON.parse(await fleet.kubectl('paris', ['get', 'service', 'web', '-n', 'shop', '-o', 'json']));
@@ -534,8 +611,8 @@ async function linkerdObjects(fleet: KubeFleet, podIPs?: Record<string, string>)
   const webLabels = linkerdLabels(web.metadata.labels);
   const kafkaLabels = linkerdLabels(kafka.metadata.labels);
   const services = [
-    service('shop', 'web-paris', webLabels, { 'mirror.linkerd.io/remote-svc-fq-name': 'web.shop.svc.cluster.local', 'mirror.linkerd.io/remote-resource-version': web.metadata.resourceVersion }, web.spec.ports),
-    service('data', 'kafka-paris', kafkaLabels, { 'mirror.linkerd.io/remote-svc-fq-name': 'kafka.data.svc.cluster.local', 'mirror.linkerd.io/remote-resource-version': kafka.metadata.resourceVersion }, kafka.spec.ports, true),
+    service('shop', 'web-paris', webLabels, { ...copiedAnnotations(web), 'mirror.linkerd.io/remote-svc-fq-name': 'web.shop.svc.cluster.local', 'mirror.linkerd.io/remote-resource-version': web.metadata.resourceVersion }, web.spec.ports),
+    service('data', 'kafka-paris', kafkaLabels, { ...copiedAnnotations(kafka), 'mirror.linkerd.io/remote-svc-fq-name': 'kafka.data.svc.cluster.local', 'mirror.linkerd.io/remote-resource-version': kafka.metadata.resourceVersion }, kafka.spec.ports, true),
     ...[0, 1].map((i) =>
       service('data', `kafka-${i}-paris`, linkerdLabels(kafka.metadata.labels, { 'mirror.linkerd.io/headless-mirror-svc-name': 'kafka-paris' }), {
         'mirror.linkerd.io/remote-resource-version': kafka.metadata.resourceVersion,

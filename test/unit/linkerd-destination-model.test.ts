@@ -117,6 +117,17 @@ describe('Linkerd destination model (controller/api/destination/watcher @ b24cd4
     assert.deepEqual(d.addresses(NS, 'web-paris', 80, { hostname: 'web-1' }), []); // FLG filterAddresses
   });
 
+  test('(e2) IDs are one Go type (watcher/k8s.go ID): an ExternalWorkload endpoint named like a ServiceID removes that address on update (PP endpointSliceToIDs)', () => {
+    const d = subscribed();
+    d.apply({ type: 'ADDED', obj: slice('web-paris-k8s', 'web-paris', [{ ip: GATEWAY_IP }]) });
+    const other = slice('web-paris-ew', 'web-paris', []);
+    const withWorkload: EndpointSliceObject = { ...other, endpoints: [{ addresses: ['10.0.0.7'], targetRef: { kind: 'ExternalWorkload', name: `web-paris-${GATEWAY_IP}-4143`, namespace: NS } }] };
+    d.apply({ type: 'ADDED', obj: withWorkload });
+    assert.deepEqual(d.addresses(NS, 'web-paris', 80), [gatewayAddress]);
+    d.apply({ type: 'MODIFIED', obj: other }); // deletes the old version's IDs: ExternalWorkloadID{shop, web-paris-<ip>-4143} = the ServiceID
+    assert.deepEqual(d.addresses(NS, 'web-paris', 80), []);
+  });
+
   test('(f) a named target port picks the slice port by the service port\'s name (EW getTargetPort, PP resolveESTargetPort)', () => {
     const d = new DestinationModel();
     d.service({ metadata: { namespace: NS, name: 'web-paris' }, spec: { ports: [{ name: 'http', port: 80 }, { name: 'admin', port: 9990 }] } });
