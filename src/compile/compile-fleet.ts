@@ -10,7 +10,7 @@ import type { ClusterSpec, FleetSpec, LinkSpec } from '../model/fleet-spec.js';
 import { pinnedRangesOf } from '../model/pinned-ranges.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { unitFamily } from '../delivery/delivery-units.js';
-import type { FleetSnapshot } from '../snapshot/snapshot.js';
+import type { FleetSnapshot, ObservedService, SourceSnapshot } from '../snapshot/snapshot.js';
 import { compareBy, compareStrings, sortedRecord, sortedUnique } from '../util/order.js';
 import { CompileError, Diagnostics } from './diagnostics.js';
 import type { MirrorUnit } from './mirror-unit.js';
@@ -20,9 +20,9 @@ import { planHeadlessMirror, type HeadlessUnit } from './modes/headless/plan-hea
 import { allocatePinnedIPs, pinnedKey } from './pinned-ips/allocate-pinned-ips.js';
 import { staticBandProblem } from './pinned-ips/static-band.js';
 import { credentialsPlanRow, credentialsRequirement, undeclaredCredentialsWarning, type SecretRequirement } from './modes/remote-discovery/credentials-requirement.js';
-import { planFederatedServices } from './modes/federated/plan-federated.js';
+import { planFederatedServices, type FederatedPlan } from './modes/federated/plan-federated.js';
 import { planRemoteDiscoveryMirror } from './modes/remote-discovery/plan-remote-discovery.js';
-import { MAX_SERVICE_NAME_LENGTH, perPodServiceName } from './names.js';
+import { perPodServiceName } from './names.js';
 import { PlanMemo } from './plan-memo.js';
 import { selectMirrors, type ModedRequest } from './select-mirrors.js';
 import { SourceChart } from './source-chart.js';
@@ -31,9 +31,10 @@ import { planMcsImports } from './modes/mcs/plan-mcs.js';
 import { isSystemNamespace } from './system-namespaces.js';
 import type { MirrorRequest } from './mirror-unit.js';
 import { appendAll } from '../util/append-all.js';
-import { adoptedClusterIPs, foreignNameVerdict } from './adopt-linkerd-mirrors.js';
+import { adoptedClusterIPs } from './adopt-linkerd-mirrors.js';
+import { isolateNames, type Isolation } from './isolate-names.js';
 import type { ForeignService } from '../snapshot/snapshot.js';
-import { Diag, type DiagnosticDefinition } from '../diagnostics/diagnostic-codes.js';
+import { Diag } from '../diagnostics/diagnostic-codes.js';
 import { linkContribution } from './link-contribution.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 
@@ -156,17 +157,18 @@ export function planFleet(fleet: FleetSpec, snapshot: FleetSnapshot, options: Co
   const trusted: FleetSpec = trust.failedLinks.size === 0 ? fleet : { ...fleet, links: fleet.links.filter((l) => !trust.failedLinks.has(l.path)) };
   // What depends on a target service and a link's policy alone is worked out once for every source (plan-memo.ts).
   const memo = new PlanMemo(fleet.clusters, fleet.explicitExports);
+  const run: PlanningRun = { fleet: trusted, snapshot, options, memo };
   // Each source's findings are collected apart (then kept in order), so a source that is not planned
   // next time can report its own again.
   const plans = sources.filter((s) => !options.unplanned?.has(s)).map((source) => {
     const own = new Diagnostics(options.strict ?? false);
     const input = options.partial?.get(source);
-    const partial = input ? planPartialSource(source, trusted, snapshot, options, memo, input) : undefined;
+    const partial = input ? planPartialSource(run, source, input) : undefined;
     if (partial) {
       own.merge(partial.diagnostics);
       appendAll(own.notes, partial.diagnostics.notes);
     }
-    const plan = partial?.plan ?? planSource(source, trusted, snapshot, own, options, memo);
+    const plan = partial?.plan ?? planSource(run, source, own);
     diagnostics.merge(own);
     appendAll(diagnostics.notes, own.notes);
     return { ...plan, warnings: own.warningFindings };
@@ -223,109 +225,32 @@ export interface SourcePlan {
   readonly contributions?: Readonly<Record<string, string>>;
 }
 
-function planSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, options: CompileOptions, memo: PlanMemo): SourcePlan {
-  const sourceSnapshot = snapshot.sources[source];
-  if (!sourceSnapshot) {
-    diagnostics.warn(Diag.SOURCE_NEVER_OBSERVED, `${source}: this source cluster has never been observed, so its namespaces and existing Services are unknown; namespace and collision checks are skipped`, { cluster: source });
-  }
-  const sourceNamespaces = sourceSnapshot ? new Set(sourceSnapshot.namespaces) : undefined;
-  const links = fleet.links.filter((l) => l.source === source);
-  const namespaces = new Set<string>();
-  const planned: MirrorUnit[] = [];
-  const requirements: SecretRequirement[] = [];
-  const flatNeeds = new Map<string, MirrorUnit[]>();
-  const mcsRequests: MirrorRequest[] = [];
+/** What every source's planning in one run reads: the fleet, its observation, the options and the run's memo. */
+interface PlanningRun {
+  readonly fleet: FleetSpec;
+  readonly snapshot: FleetSnapshot;
+  readonly options: CompileOptions;
+  readonly memo: PlanMemo;
+}
+
+/** What the links of one source are planned against. */
+interface SourceContext {
+  readonly source: string;
+  readonly fleet: FleetSpec;
+  readonly snapshot: FleetSnapshot;
+  readonly memo: PlanMemo;
+  /** The source's observed namespaces; undefined when the source was never observed. */
+  readonly sourceNamespaces: ReadonlySet<string> | undefined;
+  /** Whether the current output holds a mirror of an origin, asked for this source. */
+  readonly established: ((origin: string) => boolean) | undefined;
+}
+
+/** The context of `source`'s links in `run`. */
+function sourceContext(run: PlanningRun, source: string, sourceNamespaces: ReadonlySet<string> | undefined): SourceContext {
   // One lookup per source, told which source asks (the generic-gateway ports are worked out per lookup).
-  const previousMirrors = options.previousMirrors;
+  const previousMirrors = run.options.previousMirrors;
   const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
-  const linkWarnings: number[] = [];
-  const contributions: Record<string, string> = {};
-  for (const link of links) {
-    const before = diagnostics.findings.length;
-    const { flat, contribution } = planContributingLink(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned, mcsRequests });
-    flatNeeds.set(link.path, flat);
-    linkWarnings.push(countWarnings(diagnostics.findings, before));
-    contributions[link.target] = contribution;
-  }
-  appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot?.foreignServiceImports ?? []));
-  // Federated Services aggregate over all links of the source, so they are planned once, after them.
-  const federated = planFederatedServices(source, fleet, snapshot, diagnostics, memo);
-  appendAll(planned, federated.units);
-  for (const ns of federated.namespaces) namespaces.add(ns);
-  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, options.previousOwners), strict: options.strict ?? false, adopted: new Set(), memo };
-  // One service's bad name skips that service only (unless strict): see isolateNames.
-  const units = isolateNames(isolation, planned, diagnostics);
-  // One Secret per link serves its flat mirrors and its federated members alike (contract §4.1). A
-  // flat mirror counts while a kept unit has its namespace and first name (itself, or a clash's keeper).
-  const keptUnits = new Set(units);
-  let keptNames: Set<string> | undefined;
-  const firstName = (u: MirrorUnit): string => `${u.namespace}/${u.serviceNames[0] ?? ''}`;
-  const kept = (u: MirrorUnit): boolean => keptUnits.has(u) || (keptNames ??= new Set(units.map(firstName))).has(firstName(u));
-  for (const link of links) {
-    const neededBy = [...(flatNeeds.get(link.path) ?? []).filter(kept).map(firstName), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
-    if (neededBy.length > 0) {
-      const target = memo.cluster(link.target)!;
-      const requirement = credentialsRequirement(link, target, neededBy);
-      requirements.push(requirement);
-      // Warn, not fail: the mirrors are valid objects, and the Secret may well exist already
-      // (link-gen, another pipeline); the warning says exactly what to check and how to silence it.
-      if (requirement.provided === undefined) {
-        diagnostics.warn(Diag.CREDENTIALS_UNDECLARED, undeclaredCredentialsWarning(requirement), { cluster: source, target: link.target });
-        diagnostics.note(credentialsPlanRow(requirement));
-      }
-    }
-  }
-  const sourceCluster = memo.cluster(source)!;
-  const localMembers = (sourceSnapshot?.globalMembers ?? []).filter((m) => !sourceSnapshot || sourceSnapshot.namespaces.includes(m.namespace));
-  // StatefulSets: the `-global` Services aggregate the per-pod mirrors of every link of this source.
-  // A per-pod Service whose pinned IP cannot be had skips its unit (unless strict), and the
-  // `-global` Services are planned again without it, until every remaining unit has its IPs.
-  const failedPins = new Set<string>();
-  const pinnedFailures = new Diagnostics();
-  for (;;) {
-    const round = new Diagnostics();
-    const modeUnits = failedPins.size === 0 ? units : units.filter((u) => !(u.pinnedServiceNames ?? []).some((n) => failedPins.has(`${u.namespace}/${n}`)));
-    const members = failedPins.size === 0 ? localMembers : localMembers.filter((m) => !(m.hostnames ?? []).some((h) => failedPins.has(`${m.namespace}/${perPodServiceName(h, source)}`)));
-    const globals = planGlobalServices(
-      {
-        source: sourceCluster,
-        targetOrder: links.map((l) => l.target),
-        headless: modeUnits.filter((u): u is HeadlessUnit => u.mode === 'headless' && (u as HeadlessUnit).joinsGlobal),
-        localMembers: members,
-      },
-      round,
-    );
-    // modeUnits passed isolateNames above (valid names, no clash among them): only the `-global` Services' names are checked again.
-    const all = isolateNames(isolation, [...modeUnits, ...globals], round, modeUnits.length);
-    const adopted = adoptedClusterIPs(all, isolation.foreign, isolation.adopted);
-    const pins = pinServiceIPs(sourceCluster, all, snapshot, adopted, isolation.strict, isolation.strict ? round : pinnedFailures);
-    const newlyFailed = pins.failed.filter((k) => !failedPins.has(k));
-    if (isolation.strict || newlyFailed.length === 0) {
-      diagnostics.merge(round);
-      diagnostics.merge(pinnedFailures);
-      const adoptedNow = isolation.adopted.size === 0 ? [] : all.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => isolation.adopted.has(k));
-      if (adoptedNow.length > 0) {
-        diagnostics.note(`adopted from Linkerd's service-mirror controller: ${source}: ${adoptedNow.length} Service${adoptedNow.length === 1 ? '' : 's'} taken over in place (${sortedUnique(adoptedNow).join(', ')})`);
-      }
-      // A namespace this compiler created stays in the output while any mirror lives in it: dropping it
-      // because it now exists would make GitOps prune it, and every object in it.
-      const managed = new Set(sourceSnapshot?.managedNamespaces ?? []);
-      for (const unit of all) if (managed.has(unit.namespace)) namespaces.add(unit.namespace);
-      // A skipped per-pod Service keeps its pinned IP in the lock, so it gets it back once free.
-      const previous = snapshot.pinnedServiceIPs?.[source] ?? {};
-      const pinnedIPs = failedPins.size === 0 ? pins.allocation : { ...Object.fromEntries([...failedPins].filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]!])), ...pins.allocation };
-      return {
-        source,
-        namespaces: [...namespaces].sort(compareStrings),
-        units: sortedUnits(all),
-        requirements: requirements.sort(compareBy((r) => r.target)),
-        pinnedIPs: sortedRecord(pinnedIPs),
-        linkWarnings,
-        contributions: sortedRecord(contributions),
-      };
-    }
-    for (const key of newlyFailed) failedPins.add(key);
-  }
+  return { source, fleet: run.fleet, snapshot: run.snapshot, memo: run.memo, sourceNamespaces, established };
 }
 
 /** What the link loop of a source's plan collects. */
@@ -333,6 +258,167 @@ interface LinkCollect {
   readonly namespaces: Set<string>;
   readonly planned: MirrorUnit[];
   readonly mcsRequests: MirrorRequest[];
+  /** Where the links' findings go. */
+  readonly diagnostics: Diagnostics;
+}
+
+/** What planning every link of a source gave besides its units: each link's flat units, warning count and contribution digest. */
+interface LinksPlanned {
+  /** Link path → the link's flat (remote-discovery) units. */
+  readonly flatNeeds: Map<string, MirrorUnit[]>;
+  readonly linkWarnings: number[];
+  /** Linked target → contribution digest; undefined when a kept link has none recorded. */
+  readonly contributions: Record<string, string> | undefined;
+}
+
+function planSource(run: PlanningRun, source: string, diagnostics: Diagnostics): SourcePlan {
+  const sourceSnapshot = run.snapshot.sources[source];
+  if (!sourceSnapshot) {
+    diagnostics.warn(Diag.SOURCE_NEVER_OBSERVED, `${source}: this source cluster has never been observed, so its namespaces and existing Services are unknown; namespace and collision checks are skipped`, { cluster: source });
+  }
+  const context = sourceContext(run, source, sourceSnapshot ? new Set(sourceSnapshot.namespaces) : undefined);
+  const links = run.fleet.links.filter((l) => l.source === source);
+  const collect: LinkCollect = { namespaces: new Set(), planned: [], mcsRequests: [], diagnostics };
+  const linked = planEveryLink(context, links, collect);
+  const federated = planSourceWideServices(context, collect, sourceSnapshot?.foreignServiceImports ?? []);
+  const isolation: Isolation = { source, foreign: sourceSnapshot?.foreignServices ?? [], owners: ownersOf(source, run.options.previousOwners), strict: run.options.strict ?? false, adopted: new Set(), memo: run.memo };
+  // One service's bad name skips that service only (unless strict): see isolateNames.
+  const units = isolateNames(isolation, collect.planned, diagnostics);
+  // One Secret per link serves its flat mirrors and its federated members alike (contract §4.1). A
+  // flat mirror counts while a kept unit has its namespace and first name (itself, or a clash's keeper).
+  const keptUnits = new Set(units);
+  let keptNames: Set<string> | undefined;
+  const kept = (u: MirrorUnit): boolean => keptUnits.has(u) || (keptNames ??= new Set(units.map(firstName))).has(firstName(u));
+  const requirements = credentialsRequirements(context, links, (link) => [...(linked.flatNeeds.get(link.path) ?? []).filter(kept).map(firstName), ...(federated.credentialNeeds.get(link.path) ?? [])], diagnostics);
+  const localMembers = (sourceSnapshot?.globalMembers ?? []).filter((m) => !sourceSnapshot || sourceSnapshot.namespaces.includes(m.namespace));
+  const { all, pinnedIPs } = settleGlobalsAndPins(context, { targetOrder: links.map((l) => l.target), units, localMembers, isolation }, diagnostics);
+  noteAdopted(source, all, isolation.adopted, diagnostics);
+  // A namespace this compiler created stays in the output while any mirror lives in it: dropping it
+  // because it now exists would make GitOps prune it, and every object in it.
+  const managed = new Set(sourceSnapshot?.managedNamespaces ?? []);
+  for (const unit of all) if (managed.has(unit.namespace)) collect.namespaces.add(unit.namespace);
+  return {
+    source,
+    namespaces: [...collect.namespaces].sort(compareStrings),
+    units: sortedUnits(all),
+    requirements: requirements.sort(compareBy((r) => r.target)),
+    pinnedIPs: sortedRecord(pinnedIPs),
+    linkWarnings: linked.linkWarnings,
+    contributions: sortedRecord(linked.contributions ?? {}),
+  };
+}
+
+/** Plans every link of a source in full, into `collect`. */
+function planEveryLink(context: SourceContext, links: readonly LinkSpec[], collect: LinkCollect): LinksPlanned {
+  const flatNeeds = new Map<string, MirrorUnit[]>();
+  const linkWarnings: number[] = [];
+  const contributions: Record<string, string> = {};
+  for (const link of links) {
+    const before = collect.diagnostics.findings.length;
+    const { flat, contribution } = planContributingLink(context, link, collect);
+    flatNeeds.set(link.path, flat);
+    linkWarnings.push(countWarnings(collect.diagnostics.findings, before));
+    contributions[link.target] = contribution;
+  }
+  return { flatNeeds, linkWarnings, contributions };
+}
+
+/**
+ * The MCS imports of the links' requests and the federated Services, added to `collect`: both
+ * aggregate over all links of the source, so they are planned once, after them.
+ */
+function planSourceWideServices(context: SourceContext, collect: LinkCollect, foreignImports: readonly ForeignService[]): FederatedPlan {
+  const { source } = context;
+  const { diagnostics } = collect;
+  appendAll(collect.planned, planMcsImports(source, collect.mcsRequests, diagnostics, foreignImports));
+  const federated = planFederatedServices(source, context, diagnostics);
+  appendAll(collect.planned, federated.units);
+  for (const ns of federated.namespaces) collect.namespaces.add(ns);
+  return federated;
+}
+
+/** `namespace/name` of a unit's first Service. */
+function firstName(u: MirrorUnit): string {
+  return `${u.namespace}/${u.serviceNames[0] ?? ''}`;
+}
+
+/**
+ * The credentials Secret each link's flat mirrors and federated members need (`neededBy` names
+ * them, unsorted), with a warning and a plan row for each one the fleet does not declare.
+ */
+function credentialsRequirements(context: SourceContext, links: readonly LinkSpec[], neededBy: (link: LinkSpec) => string[], diagnostics: Diagnostics): SecretRequirement[] {
+  const requirements: SecretRequirement[] = [];
+  for (const link of links) {
+    const needing = neededBy(link).sort(compareStrings);
+    if (needing.length === 0) continue;
+    const requirement = credentialsRequirement(link, context.memo.cluster(link.target)!, needing);
+    requirements.push(requirement);
+    // Warn, not fail: the mirrors are valid objects, and the Secret may well exist already
+    // (link-gen, another pipeline); the warning says exactly what to check and how to silence it.
+    if (requirement.provided === undefined) {
+      diagnostics.warn(Diag.CREDENTIALS_UNDECLARED, undeclaredCredentialsWarning(requirement), { cluster: context.source, target: link.target });
+      diagnostics.note(credentialsPlanRow(requirement));
+    }
+  }
+  return requirements;
+}
+
+/** What the `-global` Services and the pinned IPs of one source are planned from. */
+interface GlobalsInput {
+  /** The source's link targets, in link order. */
+  readonly targetOrder: readonly string[];
+  /** The units that passed name isolation. */
+  readonly units: readonly MirrorUnit[];
+  /** The source's own services labelled to join `-global`, in its observed namespaces. */
+  readonly localMembers: readonly ObservedService[];
+  readonly isolation: Isolation;
+}
+
+/**
+ * StatefulSets: the `-global` Services aggregate the per-pod mirrors of every link of this source.
+ * A per-pod Service whose pinned IP cannot be had skips its unit (unless strict), and the
+ * `-global` Services are planned again without it, until every remaining unit has its IPs.
+ * Returns every unit kept and the pinned IPs to record.
+ */
+function settleGlobalsAndPins(context: SourceContext, input: GlobalsInput, diagnostics: Diagnostics): { all: MirrorUnit[]; pinnedIPs: Record<string, string> } {
+  const { source } = context;
+  const { units, localMembers, isolation } = input;
+  const sourceCluster = context.memo.cluster(source)!;
+  const failedPins = new Set<string>();
+  const pinnedFailures = new Diagnostics();
+  for (;;) {
+    const round = new Diagnostics();
+    const modeUnits = failedPins.size === 0 ? units : units.filter((u) => !(u.pinnedServiceNames ?? []).some((n) => failedPins.has(`${u.namespace}/${n}`)));
+    const members = failedPins.size === 0 ? localMembers : localMembers.filter((m) => !(m.hostnames ?? []).some((h) => failedPins.has(`${m.namespace}/${perPodServiceName(h, source)}`)));
+    const globals = planGlobalServices({ source: sourceCluster, targetOrder: input.targetOrder, headless: joiningGlobal(modeUnits), localMembers: members }, round);
+    // modeUnits passed isolateNames above (valid names, no clash among them): only the `-global` Services' names are checked again.
+    const all = isolateNames(isolation, [...modeUnits, ...globals], round, modeUnits.length);
+    const adopted = adoptedClusterIPs(all, isolation.foreign, isolation.adopted);
+    const pins = pinServiceIPs({ source: sourceCluster, units: all, snapshot: context.snapshot, adopted, strict: isolation.strict }, isolation.strict ? round : pinnedFailures);
+    const newlyFailed = pins.failed.filter((k) => !failedPins.has(k));
+    if (isolation.strict || newlyFailed.length === 0) {
+      diagnostics.merge(round);
+      diagnostics.merge(pinnedFailures);
+      // A skipped per-pod Service keeps its pinned IP in the lock, so it gets it back once free.
+      const previous = context.snapshot.pinnedServiceIPs?.[source] ?? {};
+      const pinnedIPs = failedPins.size === 0 ? pins.allocation : { ...Object.fromEntries([...failedPins].filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]!])), ...pins.allocation };
+      return { all, pinnedIPs };
+    }
+    for (const key of newlyFailed) failedPins.add(key);
+  }
+}
+
+/** The headless units among `units` that join a `-global` Service. */
+function joiningGlobal(units: readonly MirrorUnit[]): HeadlessUnit[] {
+  return units.filter((u): u is HeadlessUnit => u.mode === 'headless' && (u as HeadlessUnit).joinsGlobal);
+}
+
+/** A plan row naming the Services of `all` taken over from Linkerd's service-mirror controller, if any. */
+function noteAdopted(source: string, all: readonly MirrorUnit[], adopted: ReadonlySet<string>, diagnostics: Diagnostics): void {
+  const adoptedNow = adopted.size === 0 ? [] : all.flatMap((u) => u.serviceNames.map((n) => `${u.namespace}/${n}`)).filter((k) => adopted.has(k));
+  if (adoptedNow.length > 0) {
+    diagnostics.note(`adopted from Linkerd's service-mirror controller: ${source}: ${adoptedNow.length} Service${adoptedNow.length === 1 ? '' : 's'} taken over in place (${sortedUnique(adoptedNow).join(', ')})`);
+  }
 }
 
 /**
@@ -341,9 +427,11 @@ interface LinkCollect {
  * requests pass every check but are not planned (a partial plan's kept family). Returns the link's
  * flat (remote-discovery) units.
  */
-function planLinkMirrors(source: string, link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, sourceNamespaces: ReadonlySet<string> | undefined, diagnostics: Diagnostics, established: ((origin: string) => boolean) | undefined, memo: PlanMemo, into: LinkCollect, skipGateway: boolean): MirrorUnit[] {
+function planLinkMirrors(context: SourceContext, link: LinkSpec, into: LinkCollect, skipGateway: boolean): MirrorUnit[] {
+  const { source, memo, sourceNamespaces } = context;
+  const diagnostics = into.diagnostics;
   const flat: MirrorUnit[] = [];
-  for (const request of selectMirrors(link, fleet, snapshot, diagnostics, established, memo)) {
+  for (const request of selectMirrors(link, context, diagnostics)) {
     const ns = request.placement?.namespace ?? request.service.namespace;
     if (!link.mirrorSystemNamespaces) {
       const system = systemNamespaceProblem(request, memo, ns);
@@ -378,13 +466,14 @@ function planLinkMirrors(source: string, link: LinkSpec, fleet: FleetSpec, snaps
  * gave the source-wide steps (link-contribution.ts): its mirrors, the Namespaces it creates and its
  * MCS requests, as this call added them.
  */
-function planContributingLink(source: string, link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, sourceNamespaces: ReadonlySet<string> | undefined, diagnostics: Diagnostics, established: ((origin: string) => boolean) | undefined, memo: PlanMemo, into: LinkCollect): { flat: MirrorUnit[]; contribution: string } {
+function planContributingLink(context: SourceContext, link: LinkSpec, into: LinkCollect): { flat: MirrorUnit[]; contribution: string } {
   const from = into.planned.length;
   const requestsFrom = into.mcsRequests.length;
   const namespaces = new Set<string>();
-  const flat = planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned: into.planned, mcsRequests: into.mcsRequests }, false);
+  const flat = planLinkMirrors(context, link, { ...into, namespaces }, false);
   for (const ns of namespaces) into.namespaces.add(ns);
-  return { flat, contribution: linkContribution(link, snapshot.targets[link.target], into.planned.slice(from), namespaces, into.mcsRequests.slice(requestsFrom), memo) };
+  const given = { units: into.planned.slice(from), namespaces, requests: into.mcsRequests.slice(requestsFrom) };
+  return { flat, contribution: linkContribution(link, context.snapshot.targets[link.target], given, context.memo) };
 }
 
 /** The warnings among `findings` from index `from` on. */
@@ -397,6 +486,12 @@ function countWarnings(findings: readonly Diagnostic[], from: number): number {
 /** The diagnostic codes of name isolation and pinned IPs: a source whose last plan reported one is planned in full. */
 export const WHOLE_SOURCE_CODES: ReadonlySet<string> = new Set([Diag.MIRROR_NAME_CLASH.code, Diag.MIRROR_NAME_INVALID.code, Diag.LINKERD_MIRROR_NOT_ADOPTED.code, Diag.PINNED_IP_UNAVAILABLE.code, Diag.SOURCE_NEVER_OBSERVED.code]);
 
+/** A partial plan of one source with its own findings. */
+interface PartialPlan {
+  readonly plan: SourcePlan;
+  readonly diagnostics: Diagnostics;
+}
+
 /**
  * The partial plan of `source`: the families of `input.changedTargets` and `shared` in full, the
  * others only as far as what every family shares needs them (each link's selection and namespace
@@ -406,26 +501,61 @@ export const WHOLE_SOURCE_CODES: ReadonlySet<string> = new Set([Diag.MIRROR_NAME
  * strict, an unobserved source, foreign or managed names in the source, MCS links, two links to one
  * target, any name isolation finding, a name a kept family holds, a pinned IP not had or changed.
  */
-function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, memo: PlanMemo, input: PartialSourceInput): { plan: SourcePlan; diagnostics: Diagnostics } | undefined {
-  const sourceSnapshot = snapshot.sources[source];
-  if (options.strict || !sourceSnapshot) return undefined;
-  if (sourceSnapshot.foreignServices.length > 0 || (sourceSnapshot.foreignServiceImports ?? []).length > 0 || (sourceSnapshot.managedNamespaces ?? []).length > 0) return undefined;
-  const links = fleet.links.filter((l) => l.source === source);
-  if (links.length !== input.linkWarnings.length || links.some((l) => l.mcs) || new Set(links.map((l) => l.target)).size !== links.length) return undefined;
-  if (input.linkWarnings.reduce((a, b) => a + b, 0) > input.warnings.length) return undefined;
-  if (input.warnings.some((w) => WHOLE_SOURCE_CODES.has(w.code))) return undefined;
-  const alone = planChangedLinksAlone(source, links, fleet, snapshot, options, memo, input);
+function planPartialSource(run: PlanningRun, source: string, input: PartialSourceInput): PartialPlan | undefined {
+  const sourceSnapshot = run.snapshot.sources[source];
+  const links = run.fleet.links.filter((l) => l.source === source);
+  if (run.options.strict || !sourceSnapshot || !partialPlanMayEqualFull(sourceSnapshot, links, input)) return undefined;
+  const context = sourceContext(run, source, new Set(sourceSnapshot.namespaces));
+  const alone = planChangedLinksAlone(context, links, input);
   if (alone) return alone;
   const diagnostics = new Diagnostics(false);
-  // The kept families' own findings are the lock's: what the links they plan again find goes nowhere.
-  const scratch = new Diagnostics(false);
-  const sourceNamespaces = new Set(sourceSnapshot.namespaces);
-  const namespaces = new Set<string>();
-  const planned: MirrorUnit[] = [];
-  const mcsRequests: MirrorRequest[] = [];
+  const collect: LinkCollect = { namespaces: new Set(), planned: [], mcsRequests: [], diagnostics };
+  const linked = planLinksInPart(context, links, input, collect);
+  if (collect.mcsRequests.length > 0) return undefined;
+  const federated = planSourceWideServices(context, collect, sourceSnapshot.foreignServiceImports ?? []);
+  // No owner is asked: any clash sends the source to its full plan, which asks.
+  const isolation: Isolation = { source, foreign: [], owners: () => undefined, strict: false, adopted: new Set(), memo: run.memo };
+  const isolated = new Diagnostics(false);
+  const units = isolateNames(isolation, collect.planned, isolated);
+  if (isolated.findings.length > 0 || units.length !== collect.planned.length) return undefined;
+  const requirements = credentialsRequirements(context, links, (link) => [...(linked.flatNeeds.get(link.path) ?? []).map(firstName), ...(federated.credentialNeeds.get(link.path) ?? [])], diagnostics);
+  const localMembers = (sourceSnapshot.globalMembers ?? []).filter((m) => sourceSnapshot.namespaces.includes(m.namespace));
+  const pinned = partialGlobalsAndPins(context, { targetOrder: links.map((l) => l.target), units, localMembers, isolation });
+  if (!pinned) return undefined;
+  const isPlanned = (u: MirrorUnit): boolean => u.target === undefined || input.changedTargets.has(u.target);
+  const own = pinned.all.filter(isPlanned);
+  // A planned Service whose name a kept family holds would be a clash of the full plan.
+  for (const u of own) for (const name of u.serviceNames) if (input.keptNames.has(`${u.namespace}/${name}`)) return undefined;
+  diagnostics.merge(pinned.diagnostics);
+  const plan: SourcePlan = {
+    source,
+    namespaces: [...collect.namespaces].sort(compareStrings),
+    units: sortedUnits(own),
+    requirements: requirements.sort(compareBy((r) => r.target)),
+    pinnedIPs: pinned.pinnedIPs,
+    linkWarnings: linked.linkWarnings,
+    keptFamilies: links.filter((l) => !input.changedTargets.has(l.target)).map((l) => unitFamily(l.target)),
+    ...(linked.contributions ? { contributions: sortedRecord(linked.contributions) } : {}),
+  };
+  return { plan, diagnostics };
+}
+
+/** Whether a partial plan of an observed source with `links` can be shown equal to its full plan at all (no strict check). */
+function partialPlanMayEqualFull(sourceSnapshot: SourceSnapshot, links: readonly LinkSpec[], input: PartialSourceInput): boolean {
+  if (sourceSnapshot.foreignServices.length > 0 || (sourceSnapshot.foreignServiceImports ?? []).length > 0 || (sourceSnapshot.managedNamespaces ?? []).length > 0) return false;
+  if (links.length !== input.linkWarnings.length || links.some((l) => l.mcs) || new Set(links.map((l) => l.target)).size !== links.length) return false;
+  if (input.linkWarnings.reduce((a, b) => a + b, 0) > input.warnings.length) return false;
+  return !input.warnings.some((w) => WHOLE_SOURCE_CODES.has(w.code));
+}
+
+/**
+ * The links of a partial plan: a changed link in full, a kept one only for what every family shares
+ * (its findings go nowhere: the kept families' own are the lock's, taken in their place).
+ */
+function planLinksInPart(context: SourceContext, links: readonly LinkSpec[], input: PartialSourceInput, collect: LinkCollect): LinksPlanned {
+  const { diagnostics } = collect;
+  const scratch: LinkCollect = { ...collect, diagnostics: new Diagnostics(false) };
   const flatNeeds = new Map<string, MirrorUnit[]>();
-  const previousMirrors = options.previousMirrors;
-  const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
   const linkWarnings: number[] = [];
   // The kept links' contributions are the recorded ones (their targets' observations did not change).
   let contributions: Record<string, string> | undefined = input.contributions ? {} : undefined;
@@ -434,7 +564,7 @@ function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnap
     const recorded = input.linkWarnings[i]!;
     if (input.changedTargets.has(link.target)) {
       const before = diagnostics.findings.length;
-      const { flat, contribution } = planContributingLink(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, { namespaces, planned, mcsRequests });
+      const { flat, contribution } = planContributingLink(context, link, collect);
       flatNeeds.set(link.path, flat);
       linkWarnings.push(countWarnings(diagnostics.findings, before));
       if (contributions) contributions[link.target] = contribution;
@@ -442,73 +572,34 @@ function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnap
       const contribution = input.contributions?.[link.target];
       if (contributions && contribution !== undefined) contributions[link.target] = contribution;
       else contributions = undefined;
-      flatNeeds.set(link.path, planLinkMirrors(source, link, fleet, snapshot, sourceNamespaces, scratch, established, memo, { namespaces, planned, mcsRequests }, true));
+      flatNeeds.set(link.path, planLinkMirrors(context, link, scratch, true));
       appendAll(diagnostics.findings, input.warnings.slice(offset, offset + recorded));
       linkWarnings.push(recorded);
     }
     offset += recorded;
   });
-  if (mcsRequests.length > 0) return undefined;
-  appendAll(planned, planMcsImports(source, mcsRequests, diagnostics, sourceSnapshot.foreignServiceImports ?? []));
-  const federated = planFederatedServices(source, fleet, snapshot, diagnostics, memo);
-  appendAll(planned, federated.units);
-  for (const ns of federated.namespaces) namespaces.add(ns);
-  // No owner is asked: any clash sends the source to its full plan, which asks.
-  const isolation: Isolation = { source, foreign: [], owners: () => undefined, strict: false, adopted: new Set(), memo };
-  const isolated = new Diagnostics(false);
-  const units = isolateNames(isolation, planned, isolated);
-  if (isolated.findings.length > 0 || units.length !== planned.length) return undefined;
-  const requirements: SecretRequirement[] = [];
-  const firstName = (u: MirrorUnit): string => `${u.namespace}/${u.serviceNames[0] ?? ''}`;
-  for (const link of links) {
-    const neededBy = [...(flatNeeds.get(link.path) ?? []).map(firstName), ...(federated.credentialNeeds.get(link.path) ?? [])].sort(compareStrings);
-    if (neededBy.length > 0) {
-      const requirement = credentialsRequirement(link, memo.cluster(link.target)!, neededBy);
-      requirements.push(requirement);
-      if (requirement.provided === undefined) {
-        diagnostics.warn(Diag.CREDENTIALS_UNDECLARED, undeclaredCredentialsWarning(requirement), { cluster: source, target: link.target });
-        diagnostics.note(credentialsPlanRow(requirement));
-      }
-    }
-  }
-  const sourceCluster = memo.cluster(source)!;
+  return { flatNeeds, linkWarnings, contributions };
+}
+
+/**
+ * The `-global` Services and pinned IPs of a partial plan in one round, or undefined when they
+ * differ from what a full plan could give: a name problem, a pinned IP not had or not the lock's.
+ */
+function partialGlobalsAndPins(context: SourceContext, input: GlobalsInput): { all: MirrorUnit[]; pinnedIPs: Record<string, string>; diagnostics: Diagnostics } | undefined {
+  const { units, isolation } = input;
+  const sourceCluster = context.memo.cluster(context.source)!;
   const round = new Diagnostics();
-  const globals = planGlobalServices(
-    {
-      source: sourceCluster,
-      targetOrder: links.map((l) => l.target),
-      headless: units.filter((u): u is HeadlessUnit => u.mode === 'headless' && (u as HeadlessUnit).joinsGlobal),
-      localMembers: (sourceSnapshot.globalMembers ?? []).filter((m) => sourceSnapshot.namespaces.includes(m.namespace)),
-    },
-    round,
-  );
+  const globals = planGlobalServices({ source: sourceCluster, targetOrder: input.targetOrder, headless: joiningGlobal(units), localMembers: input.localMembers }, round);
   const all = isolateNames(isolation, [...units, ...globals], round, units.length);
   if (all.length !== units.length + globals.length || round.findings.some((d) => WHOLE_SOURCE_CODES.has(d.code))) return undefined;
   const pinFailures = new Diagnostics();
-  const pins = pinServiceIPs(sourceCluster, all, snapshot, adoptedClusterIPs(all, [], isolation.adopted), false, pinFailures);
+  const pins = pinServiceIPs({ source: sourceCluster, units: all, snapshot: context.snapshot, adopted: adoptedClusterIPs(all, [], isolation.adopted), strict: false }, pinFailures);
   if (pins.failed.length > 0) return undefined;
   // Every family's input digest takes the source's pinned IPs: a kept family is only kept while they stay as they are.
   const pinnedIPs = sortedRecord(pins.allocation);
-  if (canonicalJson(pinnedIPs) !== canonicalJson(sortedRecord(snapshot.pinnedServiceIPs?.[source] ?? {}))) return undefined;
-  const isPlanned = (u: MirrorUnit): boolean => u.target === undefined || input.changedTargets.has(u.target);
-  const own = all.filter(isPlanned);
-  // A planned Service whose name a kept family holds would be a clash of the full plan.
-  for (const u of own) for (const name of u.serviceNames) if (input.keptNames.has(`${u.namespace}/${name}`)) return undefined;
-  diagnostics.merge(round);
-  diagnostics.merge(pinFailures);
-  return {
-    plan: {
-      source,
-      namespaces: [...namespaces].sort(compareStrings),
-      units: sortedUnits(own),
-      requirements: requirements.sort(compareBy((r) => r.target)),
-      pinnedIPs,
-      linkWarnings,
-      keptFamilies: links.filter((l) => !input.changedTargets.has(l.target)).map((l) => unitFamily(l.target)),
-      ...(contributions ? { contributions: sortedRecord(contributions) } : {}),
-    },
-    diagnostics,
-  };
+  if (canonicalJson(pinnedIPs) !== canonicalJson(sortedRecord(context.snapshot.pinnedServiceIPs?.[context.source] ?? {}))) return undefined;
+  round.merge(pinFailures);
+  return { all, pinnedIPs, diagnostics: round };
 }
 
 /**
@@ -520,12 +611,10 @@ function planPartialSource(source: string, fleet: FleetSpec, snapshot: FleetSnap
  * federated Services) is kept as its units are, and the warnings after the links are the recorded
  * ones. The credentials requirements are not worked out again (synth reads none).
  */
-function planChangedLinksAlone(source: string, links: readonly LinkSpec[], fleet: FleetSpec, snapshot: FleetSnapshot, options: CompileOptions, memo: PlanMemo, input: PartialSourceInput): { plan: SourcePlan; diagnostics: Diagnostics } | undefined {
+function planChangedLinksAlone(context: SourceContext, links: readonly LinkSpec[], input: PartialSourceInput): PartialPlan | undefined {
+  const { source, snapshot, memo } = context;
   const { contributions: recorded, namespaces, sharedNames } = input;
   if (!recorded || !namespaces || !sharedNames) return undefined;
-  const sourceNamespaces = new Set(snapshot.sources[source]?.namespaces ?? []);
-  const previousMirrors = options.previousMirrors;
-  const established = previousMirrors ? (origin: string): boolean => previousMirrors(origin, source) : undefined;
   const diagnostics = new Diagnostics(false);
   const planned: MirrorUnit[] = [];
   const linkWarnings: number[] = [];
@@ -538,8 +627,8 @@ function planChangedLinksAlone(source: string, links: readonly LinkSpec[], fleet
     if (input.changedTargets.has(link.target)) {
       const before = diagnostics.findings.length;
       // (The Namespaces it creates are in its digest; the plan's are the recorded ones.)
-      const into: LinkCollect = { namespaces: new Set(), planned, mcsRequests: [] };
-      if (planContributingLink(source, link, fleet, snapshot, sourceNamespaces, diagnostics, established, memo, into).contribution !== previous || into.mcsRequests.length > 0) return undefined;
+      const into: LinkCollect = { namespaces: new Set(), planned, mcsRequests: [], diagnostics };
+      if (planContributingLink(context, link, into).contribution !== previous || into.mcsRequests.length > 0) return undefined;
       linkWarnings.push(countWarnings(diagnostics.findings, before));
     } else {
       appendAll(diagnostics.findings, input.warnings.slice(offset, offset + count));
@@ -590,10 +679,22 @@ function systemNamespaceProblem(request: MirrorRequest, memo: PlanMemo, ns: stri
   return undefined;
 }
 
+
+/** What {@link pinServiceIPs} pins: the per-pod Services of `units` in `source`. */
+interface PinInput {
+  readonly source: ClusterSpec;
+  readonly units: readonly MirrorUnit[];
+  readonly snapshot: FleetSnapshot;
+  /** `namespace/name` → ClusterIP of the Services taken over from Linkerd's controller. */
+  readonly adopted: Readonly<Record<string, string>>;
+  readonly strict: boolean;
+}
+
 /** Pins the ClusterIP of every per-pod Service of a source (see allocate-pinned-ips.ts for the rules); `failed` lists the keys that got none. */
-function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapshot: FleetSnapshot, adopted: Readonly<Record<string, string>>, strict: boolean, diagnostics: Diagnostics): { allocation: Record<string, string>; failed: string[] } {
+function pinServiceIPs(input: PinInput, diagnostics: Diagnostics): { allocation: Record<string, string>; failed: string[] } {
+  const { source, snapshot, strict } = input;
   const requests: { namespace: string; name: string; origin: string }[] = [];
-  for (const u of units) for (const name of u.pinnedServiceNames ?? []) requests.push({ namespace: u.namespace, name, origin: u.origin });
+  for (const u of input.units) for (const name of u.pinnedServiceNames ?? []) requests.push({ namespace: u.namespace, name, origin: u.origin });
   if (requests.length === 0 || source.pinnedServiceIPRange === undefined) return { allocation: {}, failed: [] };
   const failed: string[] = [];
   const allocation = allocatePinnedIPs(
@@ -605,7 +706,7 @@ function pinServiceIPs(source: ClusterSpec, units: readonly MirrorUnit[], snapsh
       requests,
       previous: snapshot.pinnedServiceIPs?.[source.name] ?? {},
       live: snapshot.sources[source.name]?.pinnedRangeServices,
-      adopted,
+      adopted: input.adopted,
       onFailure: (request, message) => {
         failed.push(pinnedKey(request.namespace, request.name));
         const subject = { cluster: source.name, namespace: request.namespace, service: request.name };
@@ -631,115 +732,6 @@ function planMirror(request: ModedRequest, diagnostics: Diagnostics, memo: PlanM
   }
 }
 
-/** What name isolation needs to know of a source. */
-interface Isolation {
-  readonly source: string;
-  /** Services of the source not written by mirrorc whose names a mirror could take. */
-  readonly foreign: readonly { namespace: string; name: string }[];
-  /** `namespace/name` → origin of the mirror that owns that Service in the current output. */
-  readonly owners: (key: string) => string | undefined;
-  readonly strict: boolean;
-  /** `namespace/name` of the foreign Services taken over from Linkerd's controller (filled by isolateNames). */
-  readonly adopted: Set<string>;
-  /** The planning run's memo (name checks). */
-  readonly memo: PlanMemo;
-}
-
-/**
- * Name length and collisions, the same checks for every mode. A unit with an over-long name, a
- * name of a foreign Service, or a name another unit also claims is skipped with a warning (in a
- * clash, the unit that owns the name in the current output keeps it; when none does, every
- * claimant is skipped, so no team can take another's mirror name). With `strict`, each is an error.
- * Returns the units kept, in their order. The first `checked` units passed these checks already (in
- * this order, among themselves): only their claims are counted again.
- */
-function isolateNames(isolation: Isolation, units: readonly MirrorUnit[], diagnostics: Diagnostics, checked = 0): MirrorUnit[] {
-  const { source, strict } = isolation;
-  const skip = (code: DiagnosticDefinition, unit: MirrorUnit, message: string, outcome: string): void => {
-    const subject = { cluster: source, namespace: unit.namespace, service: unit.serviceNames[0] };
-    if (strict) diagnostics.error(code, message, subject);
-    else diagnostics.warn(code, `${message}; ${outcome}, the other mirrors are updated (--strict makes this an error)`, subject);
-  };
-  const foreignByKey = new Map<string, ForeignService>(isolation.foreign.map((s) => [`${s.namespace}/${s.name}`, s]));
-  const dropped = new Set<MirrorUnit>();
-  for (let i = checked; i < units.length; i++) {
-    const unit = units[i]!;
-    for (const name of unit.serviceNames) {
-      if (name.length > MAX_SERVICE_NAME_LENGTH) {
-        skip(Diag.MIRROR_NAME_INVALID, unit, `${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named "${name}" (${name.length} characters), but Kubernetes allows at most ${MAX_SERVICE_NAME_LENGTH}; shorten the service or cluster name, or exclude the service from the link`, `${unit.origin} is skipped`);
-        dropped.add(unit);
-      } else {
-        const problem = isolation.memo.serviceNameProblem(name);
-        if (problem !== undefined) {
-          // E.g. a per-pod mirror of a pod whose hostname starts with a digit: the API server would refuse it.
-          skip(Diag.MIRROR_NAME_INVALID, unit, `${source}: the ${unit.mode}-mode mirror of ${unit.origin} would be named ${problem}; rename the service (or its StatefulSet), or exclude it from the link`, `${unit.origin} is skipped`);
-          dropped.add(unit);
-        }
-      }
-      const foreign = foreignByKey.size > 0 ? foreignByKey.get(`${unit.namespace}/${name}`) : undefined;
-      if (foreign) {
-        const key = `${unit.namespace}/${name}`;
-        const verdict = foreignNameVerdict(source, unit, name, foreign);
-        if (verdict.adopt) {
-          isolation.adopted.add(key);
-        } else {
-          skip(verdict.adoptable === true ? Diag.LINKERD_MIRROR_NOT_ADOPTED : Diag.MIRROR_NAME_INVALID, unit, verdict.message, `${unit.origin} is skipped`);
-          dropped.add(unit);
-        }
-      }
-    }
-  }
-  // Each name's claimants: the first by namespace and name (the strings are mostly shared between
-  // sources, so these maps find them fast), later ones only for names claimed twice.
-  const firstClaims = new Map<string, Map<string, MirrorUnit>>();
-  const laterClaims = new Map<string, MirrorUnit[]>();
-  // Strict lists every problem, as before isolation; otherwise skipped units claim no name.
-  for (const unit of units) {
-    if (!strict && dropped.has(unit)) continue;
-    let byName = firstClaims.get(unit.namespace);
-    if (!byName) firstClaims.set(unit.namespace, (byName = new Map()));
-    for (const name of unit.serviceNames) {
-      const first = byName.get(name);
-      if (first === undefined) {
-        byName.set(name, unit);
-      } else if (first !== unit) {
-        const key = `${unit.namespace}/${name}`;
-        const later = laterClaims.get(key);
-        if (later === undefined) laterClaims.set(key, [unit]);
-        else if (!later.includes(unit)) later.push(unit);
-      }
-    }
-  }
-  // Clashes in the order their names were first claimed (unit by unit, name by name).
-  const position = new Map<MirrorUnit, number>();
-  if (laterClaims.size > 0) units.forEach((u, i) => position.has(u) || position.set(u, i));
-  const clashes = [...laterClaims].map(([key, others]) => {
-    const slash = key.indexOf('/');
-    const name = key.slice(slash + 1);
-    const first = firstClaims.get(key.slice(0, slash))!.get(name)!;
-    return { key, first, others, at: [position.get(first)!, first.serviceNames.indexOf(name)] as const };
-  });
-  clashes.sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1]);
-  for (const { key, first, others } of clashes) {
-    const claims = [first, ...others];
-    if (strict) {
-      for (const other of others) {
-        diagnostics.error(Diag.MIRROR_NAME_CLASH, `${source}: ${other.origin} and ${first.origin} would both be mirrored as Service ${key}; rename one of the services or exclude one from its link`, { cluster: source, namespace: other.namespace, service: key.split('/')[1] });
-        dropped.add(other);
-      }
-      continue;
-    }
-    const keeper = claims.find((u) => isolation.owners(key) === u.origin);
-    const losers = claims.filter((u) => u !== keeper);
-    const outcome = keeper
-      ? `${keeper.origin} has that mirror already and keeps it, so ${losers.map((u) => u.origin).join(' and ')} ${losers.length === 1 ? 'is' : 'are'} skipped`
-      : `none of them has that mirror yet, so all are skipped`;
-    skip(Diag.MIRROR_NAME_CLASH, first, `${source}: ${claims.map((u) => u.origin).join(' and ')} would all be mirrored as Service ${key}; rename one of the services or exclude one from its link`, outcome);
-    for (const u of losers) dropped.add(u);
-  }
-  if (dropped.size === 0) return [...units];
-  return units.filter((u) => !dropped.has(u));
-}
 
 /** The previous owners of one source's mirror names, looked up only when a clash asks (reading them all would cost a parse per file). */
 function ownersOf(source: string, owners: CompileOptions['previousOwners']): (key: string) => string | undefined {

@@ -20,8 +20,19 @@ import { federatedCandidates } from './modes/federated/plan-federated.js';
 import type { MirrorRequest, MirrorUnit } from './mirror-unit.js';
 import type { PlanMemo } from './plan-memo.js';
 
-/** The digest of what `link` gave: its planned `units`, the `namespaces` it creates and its MCS `requests`. */
-export function linkContribution(link: LinkSpec, targetSnapshot: TargetSnapshot | undefined, units: readonly MirrorUnit[], namespaces: ReadonlySet<string>, requests: readonly MirrorRequest[], memo: PlanMemo): string {
+/** What one link gave the source-wide steps of its source's plan. */
+export interface LinkGiven {
+  /** Its planned units. */
+  readonly units: readonly MirrorUnit[];
+  /** The Namespaces it creates. */
+  readonly namespaces: ReadonlySet<string>;
+  /** Its MCS requests. */
+  readonly requests: readonly MirrorRequest[];
+}
+
+/** The digest of what `link` gave (`given`). */
+export function linkContribution(link: LinkSpec, targetSnapshot: TargetSnapshot | undefined, given: LinkGiven, memo: PlanMemo): string {
+  const { units, namespaces, requests } = given;
   const hash = createHash('sha256');
   // One line per mirror (hashed in large pieces: an update per mirror costs more than the line).
   let lines = '';

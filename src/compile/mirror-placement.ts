@@ -4,7 +4,7 @@
  * `remote-svc-fq-name` and every data-plane field still name the original service. The final name
  * keeps the `-<target>` suffix, so observation still sees any Service it could take.
  */
-import type { FleetSpec, LinkSpec } from '../model/fleet-spec.js';
+import type { LinkSpec } from '../model/fleet-spec.js';
 import type { ObservedService } from '../snapshot/snapshot.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { MirrorPlacement } from './mirror-unit.js';
@@ -12,12 +12,20 @@ import { mirrorServiceName } from './names.js';
 import type { PlanMemo } from './plan-memo.js';
 import { Diag } from '../diagnostics/diagnostic-codes.js';
 
+/** A selected service of a link's target, in the mode selection decided. */
+export interface PlacementQuery {
+  readonly link: LinkSpec;
+  readonly service: ObservedService;
+  readonly mode: string;
+}
+
 /**
  * Where `service` of `link`'s target is mirrored, when renamed or relocated; undefined for the default place.
- * @param memo finds the explicit export by index instead of a scan per service @default a scan
+ * @param memo finds the explicit export by index
  */
-export function mirrorPlacement(link: LinkSpec, fleet: FleetSpec, service: ObservedService, mode: string, diagnostics: Diagnostics, memo?: PlanMemo): MirrorPlacement | undefined {
-  const exp = memo ? memo.explicitExport(link.target, service.namespace, service.name) : fleet.explicitExports.find((e) => e.cluster === link.target && e.namespace === service.namespace && e.name === service.name);
+export function mirrorPlacement(query: PlacementQuery, diagnostics: Diagnostics, memo: PlanMemo): MirrorPlacement | undefined {
+  const { link, service, mode } = query;
+  const exp = memo.explicitExport(link.target, service.namespace, service.name);
   // An own property only: a namespace called "constructor" must not find Object.prototype's.
   const mapped = link.namespaceMap !== undefined && Object.hasOwn(link.namespaceMap, service.namespace) ? link.namespaceMap[service.namespace] : undefined;
   const namespace = exp?.mirrorAs?.namespace ?? mapped;

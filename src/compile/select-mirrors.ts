@@ -18,6 +18,16 @@ export interface ModedRequest extends MirrorRequest {
   readonly mode: MirrorMode;
 }
 
+/** What the links of a planning run are selected from. */
+export interface SelectionInput {
+  readonly fleet: FleetSpec;
+  readonly snapshot: FleetSnapshot;
+  /** Whether the current output holds a mirror of an origin (generic-gateway ports). @default none does */
+  readonly established?: ((origin: string) => boolean) | undefined;
+  /** The planning run's memo. @default one for this call alone */
+  readonly memo?: PlanMemo;
+}
+
 /**
  * The mirror requests of one link, in the target snapshot's (sorted) order. A service matching the
  * link's `remoteDiscoverySelector` is mirrored in flat mode, even when it also matches `selector` or
@@ -25,7 +35,9 @@ export interface ModedRequest extends MirrorRequest {
  * or, for an MCS link, a ServiceExport object makes it a gateway-mode mirror. `memo` shares work
  * between the links of one planning run (see plan-memo.ts).
  */
-export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, established?: (origin: string) => boolean, memo: PlanMemo = new PlanMemo(fleet.clusters, fleet.explicitExports)): ModedRequest[] {
+export function selectMirrors(link: LinkSpec, input: SelectionInput, diagnostics: Diagnostics): ModedRequest[] {
+  const { snapshot, established } = input;
+  const memo = input.memo ?? new PlanMemo(input.fleet.clusters, input.fleet.explicitExports);
   const target = memo.cluster(link.target) as ClusterSpec;
   const targetSnapshot = snapshot.targets[link.target];
   if (!targetSnapshot) {
@@ -49,11 +61,11 @@ export function selectMirrors(link: LinkSpec, fleet: FleetSpec, snapshot: FleetS
   const requests: ModedRequest[] = [];
   for (const { service, flat } of selectedServices(link, targetSnapshot, fromServiceExports, memo)) {
     if (flat) {
-      mirrorPlacement(link, fleet, service, 'remote-discovery', diagnostics, memo); // warns: not applicable
+      mirrorPlacement({ link, service, mode: 'remote-discovery' }, diagnostics, memo); // warns: not applicable
       requests.push({ link, target, targetSnapshot, service, mode: 'remote-discovery' });
     } else {
-      const mode = gatewayModeOf(service, source, target, link, diagnostics);
-      const placement = mirrorPlacement(link, fleet, service, mode, diagnostics, memo);
+      const mode = gatewayModeOf(service, { link, source, target }, diagnostics);
+      const placement = mirrorPlacement({ link, service, mode }, diagnostics, memo);
       requests.push({ link, target, targetSnapshot, service, mode, ...(placement ? { placement } : {}), ...(established ? { established } : {}), slicesBy: slices.by });
     }
   }
@@ -90,12 +102,20 @@ function selectedServices(link: LinkSpec, targetSnapshot: TargetSnapshot, fromSe
   });
 }
 
+/** A link with the specs of its source and target clusters. */
+interface LinkClusters {
+  readonly link: LinkSpec;
+  readonly source: ClusterSpec;
+  readonly target: ClusterSpec;
+}
+
 /**
  * A headless service whose endpoints have hostnames (a StatefulSet) is mirrored per pod, as in
  * Linkerd; without hostnames (a Deployment, or a StatefulSet whose serviceName differs) it becomes an
  * ordinary gateway mirror. Per-pod mirrors need the source to declare where their IPs are pinned.
  */
-function gatewayModeOf(service: ObservedService, source: ClusterSpec, target: ClusterSpec, link: LinkSpec, diagnostics: Diagnostics): MirrorMode {
+function gatewayModeOf(service: ObservedService, clusters: LinkClusters, diagnostics: Diagnostics): MirrorMode {
+  const { link, source, target } = clusters;
   if (!service.headless || (service.hostnames ?? []).length === 0) return 'gateway';
   if (target.gateway.kind === 'generic') {
     // A generic gateway reserves a port per service, not per pod: the service is mirrored as a whole.

@@ -69,16 +69,23 @@ export interface SourceUnits {
   readonly pinnedIPs: Readonly<Record<string, string>>;
 }
 
+/** How the families of a cluster are split into units (shards). */
+export interface UnitSharding {
+  /** The shard count of each family in the committed folder (see previousShardCounts): it never shrinks. */
+  readonly previousShards: ReadonlyMap<string, number>;
+  /** The most objects per unit. @default MAX_UNIT_OBJECTS */
+  readonly maxObjects?: number | undefined;
+}
+
 /**
  * The files of one cluster's folder (paths relative to it).
  * @param source the cluster's mirrors, when it is some link's source. Each family's objects are
  *   computed straight from its units (src/compile/kube-objects.ts: no constructs, no resolve),
  *   rendered to text and dropped before the next family's, so only one family's objects are alive at a time
  * @param baseCharts charts whose objects all go to the base unit (the reader identity)
- * @param previousShards the shard count of each family in the committed folder (see previousShardCounts)
- * @param maxObjects the most objects per unit @default MAX_UNIT_OBJECTS
  */
-export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: readonly Chart[], previousShards: ReadonlyMap<string, number>, maxObjects = MAX_UNIT_OBJECTS, rest: RenderRest = {}): FileTree {
+export function renderClusterUnits(source: SourceUnits | undefined, baseCharts: readonly Chart[], sharding: UnitSharding, rest: RenderRest = {}): FileTree {
+  const { previousShards, maxObjects = MAX_UNIT_OBJECTS } = sharding;
   const files: FileTree = new Map();
   const unitNames: string[] = [];
   const base: K8sObject[] = [];

@@ -34,13 +34,28 @@ export function recoverInterruptedWrite(outDir: string, lockPath?: string, host:
   }
 }
 
+/** The lock file a write makes: its path and its text. */
+export interface LockWrite {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** How {@link writeOutput} reads and writes. */
+export interface WriteOutputOptions {
+  /** What `outDir` holds now, when the caller has already read it after recovering (synth does, under the run lock). @default read here */
+  readonly before?: FileTree | undefined;
+  /** The file system. @default NODE_FS_HOST */
+  readonly host?: FsHost;
+}
+
 /**
- * Makes `outDir` exactly `tree` and the lock file `lockText`, writing only files that differ
- * (nothing at all when nothing differs). `before` is what `outDir` holds now, when the caller has
- * already read it after recovering (synth does, under the run lock); otherwise it is read here.
+ * Makes `outDir` exactly `tree` and the lock file `lock.text`, writing only files that differ
+ * (nothing at all when nothing differs).
  * Throws `WriteFailedError` when the file system refuses.
  */
-export function writeOutput(outDir: string, tree: FileTree, lockPath: string, lockText: string, before?: FileTree, host: FsHost = NODE_FS_HOST): WriteSummary {
+export function writeOutput(outDir: string, tree: FileTree, lock: LockWrite, options: WriteOutputOptions = {}): WriteSummary {
+  const { path: lockPath, text: lockText } = lock;
+  const { before, host = NODE_FS_HOST } = options;
   recoverInterruptedWrite(outDir, lockPath, host);
   return commitChanges(outDir, [{ dir: outDir, before: before ?? readTree(outDir, host), after: tree }], [{ path: lockPath, text: lockText }], host);
 }

@@ -246,7 +246,7 @@ function selectorCheck(field: SelectorCheck['field'], selector: LabelSelector, l
 /** Selection's own answer for this link and service (its mode and placement), or undefined. */
 function selectedRequest(link: LinkSpec, spec: FleetSpec, snapshot: FleetSnapshot, service: ObservedService): ModedRequest | undefined {
   const only = { ...snapshot, targets: { [link.target]: { ...snapshot.targets[link.target]!, services: [service] } } };
-  return selectMirrors(link, spec, only, new Diagnostics())[0];
+  return selectMirrors(link, { fleet: spec, snapshot: only }, new Diagnostics())[0];
 }
 
 function selectedByOf(link: LinkSpec, service: ObservedService, request: ModedRequest): string {

@@ -35,6 +35,15 @@ const FEDERATED_ORIGIN = /^([^/ ]+)\/([^/ ]+) \(members ([^)]*)\)$/;
 
 const SERVICE_FILE = /^([^/]+)\/(?:[^/]+\/)?([^/]+)\/service-([^/]+)\.yaml$/;
 
+/** What a reference is resolved against: the fleet, the lock and the committed output. */
+export interface RefInput {
+  readonly spec: FleetSpec;
+  /** The lock. */
+  readonly snapshot: FleetSnapshot;
+  /** The committed output. */
+  readonly before: FileTree;
+}
+
 /**
  * Resolves `text`. A target service listed in the lock is taken as it is; otherwise a mirror
  * Service of that source (compiled now, or in the committed output, or named `<svc>-<target>` after
@@ -42,7 +51,8 @@ const SERVICE_FILE = /^([^/]+)\/(?:[^/]+\/)?([^/]+)\/service-([^/]+)\.yaml$/;
  * lists every service some link's selector matched, so a service it lacks is mistyped or not exported.
  * @throws UnknownServiceError naming the closest known service
  */
-export function resolveRef(text: string, spec: FleetSpec, snapshot: FleetSnapshot, before: FileTree, plan: FleetPlan | CompileError, owners: PreviousOwnerLookup): ResolvedRef {
+export function resolveRef(text: string, input: RefInput, plan: FleetPlan | CompileError, owners: PreviousOwnerLookup): ResolvedRef {
+  const { spec, snapshot, before } = input;
   const parts = text.split('/');
   if (parts.length !== 3 || parts.some((p) => p === '')) {
     throw new UnknownServiceError(`"${text}" is not <cluster>/<namespace>/<service> (e.g. east/shop/web, or a mirror in a source: west/shop/web-east)`);

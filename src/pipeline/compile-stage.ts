@@ -26,12 +26,17 @@ import type { RunContext } from './run-context.js';
 import { compileFleetTree, type CompiledTree } from './synth-fleet.js';
 import type { RenderedClusterSink, StreamedWrite } from './streamed-write.js';
 
-/** What the compile stage starts from besides the snapshot. */
+/** What the compile and render stages start from besides the snapshot: the output as it is now, and synth's write transaction. */
 export interface CompileState {
   /** The lock's unit records, with any folder the lock did not describe adopted (what `dist/` holds). */
   readonly records: UnitRecords;
   /** plan/check: the whole committed output (every unit is rendered and compared); synth/observe: undefined (units may be skipped). */
   readonly committedTree?: FileTree;
+  /**
+   * synth: the write transaction each rendered cluster folder is staged into as soon as it is
+   * rendered (compile's `tree` then stays empty). @default none: compile returns every folder in `tree`
+   */
+  readonly stream?: StreamedWrite;
 }
 
 /** What the compile stage hands on. */
@@ -61,14 +66,15 @@ export interface Compiled {
 }
 
 /**
- * Compiles `snapshot` for the fleet of `loaded`, from the unit records of `state`. With `stream`
+ * Compiles `snapshot` for the fleet of `loaded`, from the unit records of `state`. With `state.stream`
  * (synth), each rendered cluster folder goes to it as soon as it is rendered and `tree` stays empty.
  */
-export async function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState, stream?: StreamedWrite): Promise<Compiled> {
+export async function compileStage(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState): Promise<Compiled> {
   const { mode, mark, log } = run;
   const { paths } = loaded;
+  const { stream } = state;
   let compiled: CompileResult;
-  if (mode !== 'write' && mode !== 'observe') compiled = compileWith(run, loaded, snapshot, state, undefined, stream);
+  if (mode !== 'write' && mode !== 'observe') compiled = compileWith(run, loaded, { snapshot, state, intact: undefined });
   else {
     // synth and observe skip sources and unit families whose inputs did not change and whose folders
     // are intact. The walk of dist/ that answers "intact" may still be running: compile plans as if
@@ -81,7 +87,7 @@ export async function compileStage(run: RunContext, loaded: Loaded, snapshot: Fl
       asked.push([cluster, unit, files]);
       return true;
     };
-    compiled = compileWith(run, loaded, snapshot, state, optimistic, stream);
+    compiled = compileWith(run, loaded, { snapshot, state, intact: optimistic });
     // synth renders the new lock's text while the walk may still run (its threads keep the other
     // cores busy; afterwards this thread alone would work); a compile done again renders its own.
     const optimisticLock = mode === 'write' ? { ...compiled, lockText: renderLockFile(compiled.snapshot, compiled.units, compiled.sources) } : compiled;
@@ -90,7 +96,7 @@ export async function compileStage(run: RunContext, loaded: Loaded, snapshot: Fl
     if (wrong !== undefined) {
       log.detail(`unit folder ${wrong[0]}/${wrong[1]} does not match the lock's record: compiling again with every folder checked`);
       stream?.restart();
-      compiled = compileWith(run, loaded, snapshot, state, intact, stream);
+      compiled = compileWith(run, loaded, { snapshot, state, intact });
     } else compiled = optimisticLock;
   }
   // (The time waited for the walk, if any, counts as rendering.)
@@ -101,11 +107,19 @@ export async function compileStage(run: RunContext, loaded: Loaded, snapshot: Fl
 /** A compile of the stage, with what it kept and planned in part (for the log). */
 type CompileResult = Compiled & Pick<CompiledTree, 'skippedSources' | 'partialSources'> & { readonly compileMs: number };
 
-/** One compile of the stage, with the integrity check `intact` (undefined: plan and render every unit). */
-function compileWith(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, state: CompileState, intact: ((cluster: string, unit: string, files: UnitFiles) => boolean) | undefined, stream?: StreamedWrite): CompileResult {
+/** One compile of the stage: of `snapshot`, from `state`, with the integrity check `intact` (undefined: plan and render every unit). */
+interface CompileAttempt {
+  readonly snapshot: FleetSnapshot;
+  readonly state: CompileState;
+  readonly intact: ((cluster: string, unit: string, files: UnitFiles) => boolean) | undefined;
+}
+
+/** One compile of the stage. */
+function compileWith(run: RunContext, loaded: Loaded, attempt: CompileAttempt): CompileResult {
   const { options, shard, now, mark } = run;
   const { spec, previous } = loaded;
-  const { records, committedTree } = state;
+  const { snapshot, state, intact } = attempt;
+  const { records, committedTree, stream } = state;
   const compileStarted = now().getTime();
   const isolation = { strict: options.strict ?? false, previousOwners: recordOwnerLookup(records), previousMirrors: recordMirrorLookup(records), now: new Date(compileStarted) };
   const compileOptions = shard ? { sources: new Set(shard), ...isolation } : isolation;
@@ -115,7 +129,7 @@ function compileWith(run: RunContext, loaded: Loaded, snapshot: FleetSnapshot, s
   // The clusters a shard writes: its own and those that are no link's source (every shard writes them alike).
   const owned = shard ? new Set([...shard, ...nonSourceClusters(spec)]) : undefined;
   const compile = (s: FleetSnapshot, onCompiled?: () => void, sink?: RenderedClusterSink): CompiledTree => {
-    const result = compileFleetTree(spec, s, compileOptions, onCompiled, committedTree, options.maxUnitObjects, incremental, sink);
+    const result = compileFleetTree(spec, s, compileOptions, { onCompiled, previous: committedTree, maxUnitObjects: options.maxUnitObjects, state: incremental, sink });
     if (!owned) return result;
     // Other clusters keep the records the lock has (a folder adopted for this run alone is adopted again by the next).
     const units: UnitRecords = {};

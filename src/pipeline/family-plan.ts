@@ -39,11 +39,20 @@ export interface PartialSource {
   readonly established: Readonly<Record<string, boolean>>;
 }
 
+/** What the family decision compares the lock's records with: this run's input digests, observation, `strict` and source skip. */
+export interface FamilyPlanRun {
+  readonly inputs: UnitInputs;
+  readonly snapshot: FleetSnapshot;
+  readonly strict: boolean;
+  readonly skip: SourceSkip;
+}
+
 /**
  * The partial plan of `source`, or undefined when it is planned whole (see the module comment).
  * Called only for a source that is not skipped whole.
  */
-export function partialSource(source: string, inputs: UnitInputs, snapshot: FleetSnapshot, strict: boolean, state: FamilyPlanState | undefined, skip: SourceSkip): PartialSource | undefined {
+export function partialSource(source: string, run: FamilyPlanRun, state: FamilyPlanState | undefined): PartialSource | undefined {
+  const { inputs, snapshot, strict, skip } = run;
   const record = state?.sources?.[source];
   const units = state?.records[source];
   const families = record?.families;

@@ -71,7 +71,8 @@ export async function loadStage(run: RunContext, claimed: ClaimedOutput): Promis
   // The model and the lock: loaded and validated before any network call.
   const define = options.define ?? (await importFleetDefinition(options.fleetFile ?? 'clusters/fleet.ts'));
   const spec = buildFleet(define, options.fleetFile).fleet.toSpec();
-  const problem = missingLockProblem(lockFile, host.exists(paths.committedLock), outDir, options.newFleet ?? false, host);
+  const lockExists = host.exists(paths.committedLock);
+  const problem = (options.newFleet ?? false) || lockExists ? undefined : missingLockProblem(lockFile, outDir, host);
   if (problem) throw new InvalidInputError(problem);
   const { snapshot: previous, units: previousUnits, sources: previousSources, text: lockText } = readLock(paths.committedLock, (p) => host.readFile(p));
   const gatewayProblems = lockGatewayProblems(spec, previous);
@@ -109,8 +110,8 @@ function checkNoPendingWrite(host: FsHost, homes: readonly string[]): void {
  * Why a missing lock is an error here: with no lock, every target counts as never observed, so an
  * offline run (or a mistyped --lock) would compile an empty fleet and remove every mirror.
  */
-function missingLockProblem(lockFile: string, lockExists: boolean, outDir: string, newFleet: boolean, host: FsHost): string | undefined {
-  if (newFleet || lockExists || !hasFiles(host, outDir)) return undefined;
+function missingLockProblem(lockFile: string, outDir: string, host: FsHost): string | undefined {
+  if (!hasFiles(host, outDir)) return undefined;
   return `lock file ${lockFile} does not exist, but ${outDir}/ has content: compiling without the lock would remove every mirror. ` +
     `Check the path (--lock), or restore the lock from git; to start this fleet from scratch on purpose, pass --new-fleet`;
 }

@@ -11,7 +11,6 @@ import type { FsHost } from '../emit/fs-host.js';
 import { readTree } from '../emit/read-tree.js';
 import { isNamespaceFile, type FileTree } from '../emit/render-files.js';
 import { renderLockFile } from '../observe/lock-file.js';
-import type { UnitRecords } from '../state/lock-document.js';
 import { readReplacedFiles } from '../state/unit-folders.js';
 import type { Compiled, CompileState } from './compile-stage.js';
 import type { Loaded } from './load-stage.js';
@@ -45,11 +44,12 @@ export interface Rendered {
 
 /**
  * Renders the outputs of `compiled`, compiled from the unit records and committed tree of `state`.
- * With `streamed` (synth), the cluster folders were compared and staged as they were rendered; what
+ * With `state.stream` (synth), the cluster folders were compared and staged as they were rendered; what
  * no rendered folder replaced (removed clusters, stray entries) is staged for removal here.
  */
-export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled, state: CompileState, streamed?: StreamedWrite): Rendered {
+export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled, state: CompileState): Rendered {
   const { spec, paths } = loaded;
+  const streamed = state.stream;
   let before: FileTree;
   let tree: FileTree;
   let changes: readonly ClusterChanges[];
@@ -61,12 +61,12 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
     const kept = new Set<string>();
     for (const cluster of compiled.writtenClusters) for (const unit of Object.keys(compiled.units[cluster] ?? {})) if (!compiled.rendered.has(`${cluster}/${unit}`)) kept.add(`${cluster}/${unit}`);
     // Kept units are neither read nor written; a shard leaves every other folder as it is.
-    before = state.committedTree ?? readReplacedFiles(paths.outDir, compiled.writtenClusters, kept, !run.shard, run.host);
+    before = state.committedTree ?? readReplacedFiles(paths.outDir, { clusters: compiled.writtenClusters, keptUnits: kept, allTopLevel: !run.shard }, run.host);
     tree = state.committedTree && run.shard ? mergeShardTree(state.committedTree, compiled.tree, compiled.writtenClusters) : compiled.tree;
     changes = diffTrees(before, tree);
   }
   // The delivery manifests follow the delivery units of every cluster (Flux's unit Kustomizations, Argo CD's sources).
-  const delivery = deliveryTree(spec, deliveryInput(run.host, paths.outDir, compiled.units, tree, compiled.writtenClusters, compiled.rendered));
+  const delivery = deliveryTree(spec, deliveryInput(run.host, paths.outDir, compiled, tree));
   // observe writes no dist/: its lock keeps the records as read (an input digest recorded for files
   // not written would let the next synth skip them). A shard records its own folders' units.
   const lockText = run.mode === 'observe'
@@ -83,7 +83,8 @@ export function renderStage(run: RunContext, loaded: Loaded, compiled: Compiled,
  * What the delivery manifests are rendered from: a unit folder entry for every recorded unit of every
  * cluster, and the Namespaces of the base units (read from disk for the clusters this run leaves alone).
  */
-function deliveryInput(host: FsHost, outDir: string, units: UnitRecords, tree: FileTree, written: ReadonlySet<string>, rendered: ReadonlySet<string>): FileTree {
+function deliveryInput(host: FsHost, outDir: string, compiled: Pick<Compiled, 'units' | 'writtenClusters' | 'rendered'>, tree: FileTree): FileTree {
+  const { units, writtenClusters: written, rendered } = compiled;
   const input: FileTree = new Map();
   for (const [cluster, byUnit] of Object.entries(units)) for (const unit of Object.keys(byUnit)) input.set(`${cluster}/${unit}/kustomization.yaml`, '');
   for (const [path, text] of tree) if (isNamespaceFile(path)) input.set(path, text);

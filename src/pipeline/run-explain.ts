@@ -47,8 +47,8 @@ export async function runExplain(options: ExplainOptions): Promise<ExplainOutcom
     const records = withAdoptedFolders(units ?? {}, outDir, before);
     const lookups = recordLookups(records);
     const plan = explainPlan(spec, snapshot, records);
-    const resolved = resolveRef(options.ref, spec, snapshot, before, plan, lookups.previousOwners);
-    const after = 'plans' in plan ? compileFleetTree(spec, snapshot, lookups, undefined, before).tree : before;
+    const resolved = resolveRef(options.ref, { spec, snapshot, before }, plan, lookups.previousOwners);
+    const after = 'plans' in plan ? compileFleetTree(spec, snapshot, lookups, { previous: before }).tree : before;
     const explanation = explainService({ spec, snapshot, before, after }, resolved.service, plan);
     const asked = resolved.askedMirror ? { askedMirror: resolved.askedMirror, ...(resolved.federatedMembers ? { federatedMembers: resolved.federatedMembers } : {}) } : {};
     return { ok: true, explanation: { ...explanation, ...asked } };

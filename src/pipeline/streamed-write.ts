@@ -56,7 +56,7 @@ export class StreamedWrite {
     for (const [rel, text] of files) after.set(`${cluster}/${rel}`, text);
     // A known file is on disk with its rendered text: its `before` is that text, unread.
     const known = knownFiles && knownFiles.size > 0 ? (path: string): string | undefined => (knownFiles.has(path.slice(cluster.length + 1)) ? after.get(path) : undefined) : undefined;
-    const before = readReplacedFiles(this.outDir, new Set([cluster]), kept, false, this.host, known);
+    const before = readReplacedFiles(this.outDir, { clusters: new Set([cluster]), keptUnits: kept, allTopLevel: false }, this.host, known);
     this.stage(before, after);
   };
 
@@ -85,7 +85,7 @@ export class StreamedWrite {
     const unseen = new Set([...written].filter((c) => !this.seen.has(c)));
     const kept = new Set<string>();
     for (const cluster of unseen) for (const unit of Object.keys(units[cluster] ?? {})) if (!rendered.has(`${cluster}/${unit}`)) kept.add(`${cluster}/${unit}`);
-    const before = unseen.size > 0 ? readReplacedFiles(this.outDir, unseen, kept, false, this.host) : new Map<string, string>();
+    const before = unseen.size > 0 ? readReplacedFiles(this.outDir, { clusters: unseen, keptUnits: kept, allTopLevel: false }, this.host) : new Map<string, string>();
     if (allTopLevel) {
       for (const entry of top.sort(compareStrings)) {
         if (written.has(entry)) continue;

@@ -34,8 +34,16 @@ export function deliveryTree(fleet: FleetSpec, output: FileTree): FileTree | und
   return fleet.delivery ? renderDeliveryFiles(fleet, readStockArgoCdConfigMapData(), output) : undefined;
 }
 
+/** The `delivery/` folder of a run: its path, its rendered files, and whether the run writes it or compares it. */
+export interface DeliveryOutput {
+  readonly mode: 'write' | 'plan' | 'check';
+  readonly dir: string;
+  readonly tree: FileTree;
+}
+
 /** Writes `delivery/` (write mode) or reports whether it differs (plan/check); returns whether anything differs. */
-export function emitDelivery(host: FsHost, mode: 'write' | 'plan' | 'check', dir: string, tree: FileTree, log: (line: string) => void): boolean {
+export function emitDelivery(host: FsHost, output: DeliveryOutput, log: (line: string) => void): boolean {
+  const { mode, dir, tree } = output;
   const changes = diffTrees(new Map([...readCommittedTree(dir, dir, host)].map(([p, c]) => [`delivery/${p}`, c])), new Map([...tree].map(([p, c]) => [`delivery/${p}`, c])));
   const change = changes[0];
   if (mode === 'write') replaceDirectory(dir, tree, host);

@@ -72,11 +72,11 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
     // The state compile starts from: the lock's unit records (a folder the lock does not describe is
     // adopted from disk once); plan and check also read the whole committed output, to compare every file.
     const committedTree = mode === 'write' || mode === 'observe' ? undefined : readCommittedTree(loaded.paths.outDir, loaded.paths.outDir, run.host);
-    const state: CompileState = { records: withAdoptedFolders(loaded.previousUnits ?? {}, loaded.paths.outDir, committedTree, run.host), ...(committedTree ? { committedTree } : {}) };
     // synth streams: each cluster folder is staged into the write transaction as it is rendered (never
     // committed before the guard below; discarded when the run stops before its commit point).
     if (mode === 'write') stream = new StreamedWrite(loaded.paths.outDir, loaded.paths.lockFile, run.host, shard ? new Set([...shard, ...nonSourceClusters(loaded.spec)]) : undefined);
-    const compiled = await compileStage(run, loaded, observed.snapshot, state, stream);
+    const state: CompileState = { records: withAdoptedFolders(loaded.previousUnits ?? {}, loaded.paths.outDir, committedTree, run.host), ...(committedTree ? { committedTree } : {}), ...(stream ? { stream } : {}) };
+    const compiled = await compileStage(run, loaded, observed.snapshot, state);
     const diagnostics = [...observed.diagnostics, ...compiled.diagnostics, ...deliveryDiagnostics(loaded.spec)];
     printWarnings(log, diagnostics);
     // The state compiled from: held-back targets as last let through, stale since then.
@@ -84,7 +84,7 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
     // A held-back target is stale like an unreachable one: --strict writes nothing (exit 4).
     if (compiled.heldBack.length > 0 && options.strict) throw new StrictStaleError(`--strict: not writing anything because the removal guard held back ${heldBackNames(compiled.heldBack).map((t) => `"${t}"`).join(', ')} (see the warnings above)`);
 
-    const rendered = renderStage(run, loaded, compiled, state, stream);
+    const rendered = renderStage(run, loaded, compiled, state);
     printWarnings(log, rendered.diagnostics);
     appendAll(diagnostics, rendered.diagnostics);
     facts = { ...facts, diagnostics, tree: rendered.tree, filesPerCluster: filesPerCluster(compiled.units), changes: rendered.changes, lockChanged: rendered.lockChanged };
@@ -94,7 +94,7 @@ export async function runStages(run: RunContext, claimed: Promise<ClaimedOutput>
     const removals = removalGuard(run, state.records, shard ? { ...state.records, ...compiled.units } : compiled.units, (r) => reasons.removalCauses(r.source, r.target));
     mark('diff');
 
-    const wrote = commitStage(run, loaded, compiled, rendered, rendered.before, removals, reasons);
+    const wrote = commitStage(run, loaded, rendered, { planRows: compiled.planRows, removals, reasons });
     stream = undefined;
     staleLimitGuard(run, loaded, compiled.snapshot, { wrote, heldBack: [...observed.suspects.map((s) => s.cluster), ...heldBackNames(compiled.heldBack)] });
     return finish(ExitCode.OK);

@@ -69,15 +69,26 @@ export function unitFolderCheck(outDir: string, host: FsHost = NODE_FS_HOST, wal
   };
 }
 
+/** Which folders of the output a run replaces: the clusters it writes, the units in them it keeps, and whether it owns every top-level entry. */
+export interface ReplacedFolders {
+  /** The cluster folders the run writes. */
+  readonly clusters: ReadonlySet<string>;
+  /** `<cluster>/<unit>` of the units the run keeps (never read). */
+  readonly keptUnits: ReadonlySet<string>;
+  /** Whether every top-level entry that is none of {@link clusters} is replaced too (a full run owns the whole folder; a shard does not). */
+  readonly allTopLevel: boolean;
+}
+
 /**
  * The files of `outDir` that a run replaces or removes (the `before` of its transaction), read from
- * disk: within each cluster of `clusters`, its kustomization.yaml, every rendered unit folder, and
+ * disk: within each cluster of `replaced.clusters`, its kustomization.yaml, every rendered unit folder, and
  * every entry that is no unit the run keeps (a removed unit, a stray file); every top-level entry
- * that is none of `clusters` when `allTopLevel` (a full run owns the whole folder; a shard does not).
+ * that is none of them when `allTopLevel`.
  * Kept units are not read at all, nor is a file `known` gives the text of.
  * @param known the text of a file (path relative to `outDir`) known to be on disk, without reading it @default none known
  */
-export function readReplacedFiles(outDir: string, clusters: ReadonlySet<string>, keptUnits: ReadonlySet<string>, allTopLevel: boolean, host: FsHost = NODE_FS_HOST, known?: (path: string) => string | undefined): FileTree {
+export function readReplacedFiles(outDir: string, replaced: ReplacedFolders, host: FsHost = NODE_FS_HOST, known?: (path: string) => string | undefined): FileTree {
+  const { clusters, keptUnits, allTopLevel } = replaced;
   const out: FileTree = new Map();
   let top: string[];
   try {

@@ -23,6 +23,13 @@ export const RENDER_FORMAT = 'mirrorc-render-4';
 /** Bumped whenever a source's planning reads something its digest ({@link UnitInputs.source}) does not cover. */
 export const PLAN_FORMAT = 'mirrorc-plan-1';
 
+/** One unit family of a source: `family` (`from-<target>` or `shared`) of `source`, with its target `target` (undefined for `shared`). */
+export interface FamilyKey {
+  readonly source: string;
+  readonly family: string;
+  readonly target: string | undefined;
+}
+
 /** Digests of the parts of one run's inputs, each computed once and combined per family. */
 export class UnitInputs {
   private readonly fleet: string;
@@ -84,16 +91,17 @@ export class UnitInputs {
     return this.targetDigest(target);
   }
 
-  /** The digest of family `family` of `source`, holding `units` (its target `target`, or undefined for `shared`). */
-  family(source: string, family: string, target: string | undefined, units: readonly MirrorUnit[], pinned: Readonly<Record<string, string>>): string {
-    return this.familyOf(source, family, target, this.members(units), pinned);
+  /** The digest of a family, holding `units`. */
+  family(key: FamilyKey, units: readonly MirrorUnit[], pinned: Readonly<Record<string, string>>): string {
+    return this.familyOf(key, this.members(units), pinned);
   }
 
   /**
    * {@link family} from the digest of its planned mirrors ({@link members}): what a source whose
    * `shared` family was kept unplanned records for it (its mirrors are the recorded ones).
    */
-  familyOf(source: string, family: string, target: string | undefined, members: string, pinned: Readonly<Record<string, string>>): string {
+  familyOf(key: FamilyKey, members: string, pinned: Readonly<Record<string, string>>): string {
+    const { source, family, target } = key;
     const targets = target !== undefined ? [target] : this.targetsOf(source);
     const hash = createHash('sha256');
     hash.update(`${RENDER_FORMAT}\n${this.version}\n${this.maxUnitObjects}\n${this.fleet}\n${family}\n${this.sourceDigest(source)}\n`);

@@ -297,7 +297,7 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('writes the tree and the lock, and readTree reads exactly that tree back, sorted', () => {
     // WHEN a tree is written into a fresh folder
-    writeOutput(outDir, firstTree, lockPath, '{"format":1}\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: '{"format":1}\n' });
     // THEN dist/ holds exactly the tree, the lock holds the text, and no temporary file or folder is left
     assert.deepEqual([...readTree(outDir).entries()], [...firstTree.entries()]);
     assert.equal(fs.readFileSync(lockPath, 'utf8'), '{"format":1}\n');
@@ -306,10 +306,10 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('replaces the whole tree: stale files and folders are removed', () => {
     // GIVEN a previous output, plus a file a user dropped into dist/ by hand
-    writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     fs.writeFileSync(path.join(outDir, 'west', 'hand-made.yaml'), 'x');
     // WHEN a new tree is written
-    writeOutput(outDir, secondTree, lockPath, 'lock-2\n');
+    writeOutput(outDir, secondTree, { path: lockPath, text: 'lock-2\n' });
     // THEN dist/ holds only the new tree (no old cluster, namespace folder or hand-made file)
     assert.deepEqual([...readTree(outDir).entries()], [...secondTree.entries()]);
     assert.equal(fs.existsSync(path.join(outDir, 'west')), false);
@@ -319,19 +319,19 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('creates missing parent folders of dist/', () => {
     const nested = path.join(root, 'a', 'b', 'dist');
-    writeOutput(nested, firstTree, lockPath, 'lock\n');
+    writeOutput(nested, firstTree, { path: lockPath, text: 'lock\n' });
     assert.equal(readTree(nested).size, firstTree.size);
   });
 
   test('a run with nothing to change writes nothing: every file keeps its inode and mtime', () => {
     // GIVEN an output written an hour ago
-    writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     const anHourAgo = new Date(Date.now() - 3600_000);
     for (const rel of firstTree.keys()) fs.utimesSync(path.join(outDir, rel), anHourAgo, anHourAgo);
     fs.utimesSync(lockPath, anHourAgo, anHourAgo);
     const before = identities();
     // WHEN the same tree and lock are written again
-    const summary = writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    const summary = writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     // THEN nothing was written: no file replaced, no transaction created
     assert.deepEqual(summary, { put: 0, deleted: 0 });
     assert.deepEqual(identities(), before);
@@ -347,11 +347,11 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
       ['east/shop/service-a.yaml', 'a-1\n'],
       ['east/shop/service-b.yaml', 'b-1\n'],
     ]);
-    writeOutput(outDir, one, lockPath, 'lock-1\n');
+    writeOutput(outDir, one, { path: lockPath, text: 'lock-1\n' });
     const before = identities();
     // WHEN service b's endpoints change, and a service c is added
     const two: FileTree = new Map([...one, ['east/shop/endpoints-b.yaml', 'b-2\n'], ['east/kustomization.yaml', 'resources: [a, b, c]\n'], ['east/shop/service-c.yaml', 'c\n']]);
-    const summary = writeOutput(outDir, two, lockPath, 'lock-1\n');
+    const summary = writeOutput(outDir, two, { path: lockPath, text: 'lock-1\n' });
     // THEN exactly b's changed file, c's new file and the kustomization were written; a's files and the lock were not touched
     assert.deepEqual(summary, { put: 3, deleted: 0 });
     const after = identities();
@@ -377,7 +377,7 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('recoverInterruptedWrite keeps an existing dist/ and deletes an old-format previous copy once the lock was renamed', () => {
     // GIVEN an old-format run killed after the swap and the lock rename, before deleting the previous copy
-    writeOutput(outDir, secondTree, lockPath, 'lock\n');
+    writeOutput(outDir, secondTree, { path: lockPath, text: 'lock\n' });
     const previous = path.join(root, '.dist.previous-999');
     fs.mkdirSync(previous);
     fs.writeFileSync(path.join(previous, 'stale.yaml'), 'stale');
@@ -390,7 +390,7 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('recoverInterruptedWrite puts the old-format previous copy back when the lock was not renamed yet', () => {
     // GIVEN an old-format run killed after swapping dist/ in but before renaming <lock>.tmp over the lock
-    writeOutput(outDir, secondTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, secondTree, { path: lockPath, text: 'lock-1\n' });
     fs.mkdirSync(path.join(root, '.dist.previous-77', 'east'), { recursive: true });
     fs.writeFileSync(path.join(root, '.dist.previous-77', 'east', 'kustomization.yaml'), 'old\n');
     fs.writeFileSync(`${lockPath}.tmp`, 'lock-2\n');
@@ -416,11 +416,11 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('writeOutput recovers an interrupted old-format run before writing', () => {
     // GIVEN an interrupted earlier run: dist/ moved aside, staging left behind
-    writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     fs.renameSync(outDir, path.join(root, '.dist.previous-1'));
     fs.mkdirSync(path.join(root, '.dist.staging-2'));
     // WHEN the next run writes
-    writeOutput(outDir, secondTree, lockPath, 'lock-2\n');
+    writeOutput(outDir, secondTree, { path: lockPath, text: 'lock-2\n' });
     // THEN the new tree is in place and every leftover is gone
     assert.deepEqual([...readTree(outDir).entries()], [...secondTree.entries()]);
     assert.deepEqual(leftovers(), []);
@@ -428,7 +428,7 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('an uncommitted transaction left by a killed run is discarded by the next recovery', () => {
     // GIVEN a transaction folder with staged files but no journal (the run died while staging)
-    writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     fs.mkdirSync(path.join(transactionDir(outDir), 'files'), { recursive: true });
     fs.writeFileSync(path.join(transactionDir(outDir), 'files', '0'), 'half');
     // THEN plan/check read the previous output
@@ -443,21 +443,21 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('when the lock\'s folder does not exist, it is created with the lock', () => {
     const lockElsewhere = path.join(root, 'no-such-dir', 'fleet.lock.json');
-    writeOutput(outDir, firstTree, lockElsewhere, 'lock-2\n');
+    writeOutput(outDir, firstTree, { path: lockElsewhere, text: 'lock-2\n' });
     assert.equal(fs.readFileSync(lockElsewhere, 'utf8'), 'lock-2\n');
     assert.deepEqual(leftovers(), []);
   });
 
   test('when the tree names a path both as a file and as a folder, nothing is written', () => {
     // GIVEN a previous output and a new tree with a path conflict ("east/x" is both a file and a folder)
-    writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     const before = readTree(outDir);
     const conflicting: FileTree = new Map([
       ['east/x', 'file'],
       ['east/x/y.yaml', 'nested'],
     ]);
     // WHEN writing it
-    assert.throws(() => writeOutput(outDir, conflicting, lockPath, 'lock-2\n'), /both as a file and as a folder/);
+    assert.throws(() => writeOutput(outDir, conflicting, { path: lockPath, text: 'lock-2\n' }), /both as a file and as a folder/);
     // THEN nothing visible changed
     assert.deepEqual([...readTree(outDir).entries()], [...before.entries()]);
     assert.equal(fs.readFileSync(lockPath, 'utf8'), 'lock-1\n');
@@ -466,22 +466,22 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
 
   test('when a folder stands where the lock must go, nothing is written (checked before the commit)', () => {
     // GIVEN a previous output, and a directory (non-empty) where the new lock must go
-    writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     const before = readTree(outDir);
     const lockDir = path.join(root, 'lock-is-a-dir.json');
     fs.mkdirSync(lockDir);
     fs.writeFileSync(path.join(lockDir, 'keep'), 'x');
     // WHEN writing
-    assert.throws(() => writeOutput(outDir, secondTree, lockDir, 'lock-2\n'), (e: unknown) => e instanceof WriteFailedError && e.code === 'EISDIR' && /nothing was changed/.test(e.message));
+    assert.throws(() => writeOutput(outDir, secondTree, { path: lockDir, text: 'lock-2\n' }), (e: unknown) => e instanceof WriteFailedError && e.code === 'EISDIR' && /nothing was changed/.test(e.message));
     // THEN dist/ is still the previous output and no temporary folder is left
     assert.deepEqual([...readTree(outDir).entries()], [...before.entries()]);
     assert.deepEqual(leftovers(), []);
   });
 
   test('a write error while staging (injected ENOSPC) leaves dist/ and the lock as they were and no transaction', () => {
-    writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     // WHEN the third staged file cannot be written
-    assert.throws(() => writeOutput(outDir, secondTree, lockPath, 'lock-2\n', undefined, faultingHost('errno:ENOSPC:3')), (e: unknown) =>
+    assert.throws(() => writeOutput(outDir, secondTree, { path: lockPath, text: 'lock-2\n' }, { host: faultingHost('errno:ENOSPC:3') }), (e: unknown) =>
       e instanceof WriteFailedError && e.code === 'ENOSPC' && /the disk is full/.test(e.message) && /nothing was changed/.test(e.message));
     // THEN the previous output and lock are in place and nothing is left behind
     assert.deepEqual([...readTree(outDir).entries()], [...firstTree.entries()]);
@@ -490,9 +490,9 @@ describe('writeOutput, readTree and recoverInterruptedWrite', () => {
   });
 
   test('a write error after the commit point leaves a committed journal: readers see the new output, the next run completes it', () => {
-    writeOutput(outDir, firstTree, lockPath, 'lock-1\n');
+    writeOutput(outDir, firstTree, { path: lockPath, text: 'lock-1\n' });
     // WHEN the first object rename fails (after the journal was committed)
-    assert.throws(() => writeOutput(outDir, secondTree, lockPath, 'lock-2\n', undefined, faultingHost('errno:EACCES:apply-object')), (e: unknown) =>
+    assert.throws(() => writeOutput(outDir, secondTree, { path: lockPath, text: 'lock-2\n' }, { host: faultingHost('errno:EACCES:apply-object') }), (e: unknown) =>
       e instanceof WriteFailedError && /permission denied/.test(e.message) && /committed/.test(e.message));
     // THEN dist/ on disk is still the old tree, but the committed state (what plan/check read) is the new one
     assert.deepEqual([...readTree(outDir).entries()], [...firstTree.entries()]);

@@ -129,15 +129,15 @@ describe('faultingHost', () => {
     const tree = new Map([['a/x.yaml', 'x: 1\n'], ['a/kustomization.yaml', 'resources: [x.yaml]\n']]);
     // A clean write through a host that never faults counts its steps (txn-begin, 3 staged files, sync, journal write and commit, ...).
     const counting = faultingHost('crash:1000');
-    writeOutput(outDir, tree, lock, 'lock-1\n', undefined, counting);
+    writeOutput(outDir, tree, { path: lock, text: 'lock-1\n' }, { host: counting });
     assert.ok(counting.steps >= 8, `${counting.steps} steps`);
     // WHEN the same write of a changed tree faults at its 2nd step (the first staged file)
     const faulting = faultingHost('errno:EIO:2');
-    assert.throws(() => writeOutput(outDir, new Map([...tree, ['a/x.yaml', 'x: 2\n']]), lock, 'lock-2\n', undefined, faulting),
+    assert.throws(() => writeOutput(outDir, new Map([...tree, ['a/x.yaml', 'x: 2\n']]), { path: lock, text: 'lock-2\n' }, { host: faulting }),
       (e: unknown) => (e as NodeJS.ErrnoException).code === 'EIO' && /stage-file|nothing was changed/.test((e as Error).message));
     // THEN nothing changed, and the same host does not fault again
     assert.equal(fs.readFileSync(path.join(outDir, 'a', 'x.yaml'), 'utf8'), 'x: 1\n');
-    writeOutput(outDir, new Map([...tree, ['a/x.yaml', 'x: 2\n']]), lock, 'lock-2\n', undefined, faulting);
+    writeOutput(outDir, new Map([...tree, ['a/x.yaml', 'x: 2\n']]), { path: lock, text: 'lock-2\n' }, { host: faulting });
     assert.equal(fs.readFileSync(path.join(outDir, 'a', 'x.yaml'), 'utf8'), 'x: 2\n');
   });
 
@@ -145,7 +145,7 @@ describe('faultingHost', () => {
     process.env.MIRRORC_FAULT = 'errno:ENOSPC:stage-file';
     try {
       const outDir = path.join(root, 'dist');
-      writeOutput(outDir, new Map([['a/x.yaml', 'x: 1\n']]), path.join(root, 'fleet.lock.json'), 'lock-1\n');
+      writeOutput(outDir, new Map([['a/x.yaml', 'x: 1\n']]), { path: path.join(root, 'fleet.lock.json'), text: 'lock-1\n' });
       assert.equal(fs.readFileSync(path.join(outDir, 'a', 'x.yaml'), 'utf8'), 'x: 1\n');
     } finally {
       delete process.env.MIRRORC_FAULT;

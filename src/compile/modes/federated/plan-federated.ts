@@ -38,12 +38,19 @@ export interface FederatedPlan {
   readonly credentialNeeds: ReadonlyMap<string, readonly string[]>;
 }
 
-/**
- * The federated Services of `source`, with warnings for members left out and for conflicts.
- * @param memo shares each target's candidate members between the links of every source (plan-memo.ts) @default none shared
- */
-export function planFederatedServices(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, memo: PlanMemo = new PlanMemo(fleet.clusters)): FederatedPlan {
-  const groups = collectMembers(source, fleet, snapshot, diagnostics, memo);
+/** What the federated Services of a source are planned from. */
+export interface FederatedInput {
+  readonly fleet: FleetSpec;
+  readonly snapshot: FleetSnapshot;
+  /** Shares each target's candidate members between the links of every source (plan-memo.ts). @default none shared */
+  readonly memo?: PlanMemo;
+}
+
+/** The federated Services of `source`, with warnings for members left out and for conflicts. */
+export function planFederatedServices(source: string, input: FederatedInput, diagnostics: Diagnostics): FederatedPlan {
+  const { fleet, snapshot } = input;
+  const memo = input.memo ?? new PlanMemo(fleet.clusters);
+  const groups = collectMembers(source, { fleet, snapshot, memo }, diagnostics);
   const sourceSnapshot = snapshot.sources[source];
   const units: MirrorUnit[] = [];
   const namespaces = new Set<string>();
@@ -65,7 +72,7 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
       }
       return true;
     });
-    const members = systemNamespaceMembers(source, memo, namespace, name, eligible, diagnostics);
+    const members = systemNamespaceMembers(source, memo, { namespace, name, members: eligible }, diagnostics);
     const winner = members[0];
     if (!winner) continue;
     const remote = members.filter((m) => m.link !== undefined);
@@ -119,6 +126,13 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
   return { units, namespaces: [...namespaces].sort(compareStrings), credentialNeeds };
 }
 
+/** The eligible members of the federated Service `namespace/name`. */
+interface FederatedGroup {
+  readonly namespace: string;
+  readonly name: string;
+  readonly members: readonly FederatedMember[];
+}
+
 /**
  * The members that pass the system-namespace rule every mode follows (system-namespaces.ts): a
  * target's member in a system namespace of its target or of the source joins only when its link sets
@@ -126,7 +140,8 @@ export function planFederatedServices(source: string, fleet: FleetSpec, snapshot
  * only a federated Service that such an opted-in member brings. Each member left out is named in a
  * warning (MRC3008).
  */
-function systemNamespaceMembers(source: string, memo: PlanMemo, namespace: string, name: string, members: readonly FederatedMember[], diagnostics: Diagnostics): FederatedMember[] {
+function systemNamespaceMembers(source: string, memo: PlanMemo, group: FederatedGroup, diagnostics: Diagnostics): FederatedMember[] {
+  const { namespace, name, members } = group;
   const sourceCluster = memo.cluster(source);
   const sourceSystem = sourceCluster !== undefined && isSystemNamespace(sourceCluster, namespace);
   const kept: FederatedMember[] = [];
@@ -164,7 +179,8 @@ export function federatedCandidates(link: LinkSpec, targetSnapshot: TargetSnapsh
 }
 
 /** Every candidate member of `source`'s federated Services, grouped by `namespace/name`, unordered. */
-function collectMembers(source: string, fleet: FleetSpec, snapshot: FleetSnapshot, diagnostics: Diagnostics, memo: PlanMemo): Map<string, FederatedMember[]> {
+function collectMembers(source: string, input: Required<FederatedInput>, diagnostics: Diagnostics): Map<string, FederatedMember[]> {
+  const { fleet, snapshot, memo } = input;
   const groups = new Map<string, FederatedMember[]>();
   const add = (member: FederatedMember): void => {
     const key = `${member.service.namespace}/${member.service.name}`;

@@ -82,7 +82,7 @@ export function planGlobalServices(input: GlobalPlanInput, diagnostics: Diagnost
     const members = [...group].sort((a, b) => rank(a.cluster) - rank(b.cluster));
     const first = members[0]!;
     const name = globalServiceName(first.serviceName);
-    reportPortConflicts(source.name, first.namespace, name, members, diagnostics);
+    reportPortConflicts(source.name, name, members, diagnostics);
     units.push({
       source: source.name,
       namespace: first.namespace,
@@ -105,10 +105,11 @@ export function planGlobalServices(input: GlobalPlanInput, diagnostics: Diagnost
   return units;
 }
 
-/** Members whose Service ports differ from the first member's: the `-global` Service uses the first member's. */
-function reportPortConflicts(source: string, namespace: string, name: string, members: readonly PodSetContribution[], diagnostics: Diagnostics): void {
+/** Members of the `-global` Service `name` whose Service ports differ from the first member's: the Service uses the first member's. */
+function reportPortConflicts(source: string, name: string, members: readonly PodSetContribution[], diagnostics: Diagnostics): void {
   const describe = (m: PodSetContribution): string => m.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ');
   const first = members[0]!;
+  const namespace = first.namespace;
   for (const other of members.slice(1)) {
     if (describe(other) !== describe(first)) {
       diagnostics.warn(

@@ -39,47 +39,8 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
       );
       continue;
     }
-    const signature = (r: MirrorRequest): string => JSON.stringify([r.service.headless, ports(r)]);
     const winner = members[0]!;
-    const clusters: McsClusterEndpoints[] = [];
-    const conflicting: string[] = [];
-    for (const member of members) {
-      if (signature(member) !== signature(winner)) {
-        conflicting.push(member.target.name);
-        diagnostics.warn(
-          Diag.SERVICE_IMPORT_SKIPPED,
-          `${source}: ServiceImport ${key}: "${member.target.name}" exports it with a different type or ports than "${winner.target.name}"; ` +
-            `as in the MCS API (where the oldest export wins), the first exporting cluster by name, "${winner.target.name}", sets them and "${member.target.name}" is left out of the import; make the services agree`,
-          { cluster: source, target: member.target.name, namespace, service: name },
-        );
-        continue;
-      }
-      const gateway = member.targetSnapshot.gateway;
-      if (!gateway) continue; // reported once per target by selection
-      let port = gateway.port;
-      if (isGenericGateway(member.target)) {
-        const outcome = genericGatewayPort(member.target, member.targetSnapshot, member.service, member.established);
-        if ('problem' in outcome) {
-          diagnostics.skip(Diag.GATEWAY_PORT_UNKNOWN, `${source}: ${outcome.problem}`, `its endpoints are left out of ServiceImport ${key}`, { cluster: source, target: member.target.name, namespace, service: name });
-          continue;
-        }
-        port = outcome.port;
-      }
-      const slices = `${namespace}/${name}-${member.target.name}-mcs`;
-      const owner = sliceOwners.get(slices);
-      if (owner !== undefined && owner !== key) {
-        diagnostics.skip(
-          Diag.SERVICE_IMPORT_SKIPPED,
-          `${source}: the EndpointSlices of ServiceImport ${key} from "${member.target.name}" would be named like those of ServiceImport ${owner} (${slices}-…)`,
-          `its endpoints from "${member.target.name}" are left out of ServiceImport ${key}; rename one of the services`,
-          { cluster: source, target: member.target.name, namespace, service: name },
-        );
-        continue;
-      }
-      sliceOwners.set(slices, key);
-      const readiness = member.service.hasReadyEndpoints === false && member.link.followServiceReadiness !== false ? 'empty' : gatewayEndpoints(member);
-      clusters.push({ cluster: member.target.name, addresses: gateway.addresses, port, ...(readiness !== 'ready' ? { readiness } : {}) });
-    }
+    const { clusters, conflicting } = importedClusters(source, { key, namespace, name, members }, sliceOwners, diagnostics);
     if (clusters.length === 0) continue;
     const type = winner.service.headless ? 'Headless' : 'ClusterSetIP';
     const importPorts = ports(winner);
@@ -102,6 +63,65 @@ export function planMcsImports(source: string, requests: readonly MirrorRequest[
     });
   }
   return units;
+}
+
+/** The exporting clusters of one ServiceImport `namespace/name` (`key`), sorted by cluster name. */
+interface ImportGroup {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly members: readonly MirrorRequest[];
+}
+
+/**
+ * The endpoints each exporting cluster of `group` gives its ServiceImport, and the clusters left out
+ * for a type or ports other than the first's. `sliceOwners` (slice name prefix → ServiceImport) is
+ * shared by every import of the source: first come, first served.
+ */
+function importedClusters(source: string, group: ImportGroup, sliceOwners: Map<string, string>, diagnostics: Diagnostics): { clusters: McsClusterEndpoints[]; conflicting: string[] } {
+  const { key, namespace, name, members } = group;
+  const winner = members[0]!;
+  const signature = (r: MirrorRequest): string => JSON.stringify([r.service.headless, ports(r)]);
+  const clusters: McsClusterEndpoints[] = [];
+  const conflicting: string[] = [];
+  for (const member of members) {
+    if (signature(member) !== signature(winner)) {
+      conflicting.push(member.target.name);
+      diagnostics.warn(
+        Diag.SERVICE_IMPORT_SKIPPED,
+        `${source}: ServiceImport ${key}: "${member.target.name}" exports it with a different type or ports than "${winner.target.name}"; ` +
+          `as in the MCS API (where the oldest export wins), the first exporting cluster by name, "${winner.target.name}", sets them and "${member.target.name}" is left out of the import; make the services agree`,
+        { cluster: source, target: member.target.name, namespace, service: name },
+      );
+      continue;
+    }
+    const gateway = member.targetSnapshot.gateway;
+    if (!gateway) continue; // reported once per target by selection
+    let port = gateway.port;
+    if (isGenericGateway(member.target)) {
+      const outcome = genericGatewayPort(member.target, member.targetSnapshot, member.service, member.established);
+      if ('problem' in outcome) {
+        diagnostics.skip(Diag.GATEWAY_PORT_UNKNOWN, `${source}: ${outcome.problem}`, `its endpoints are left out of ServiceImport ${key}`, { cluster: source, target: member.target.name, namespace, service: name });
+        continue;
+      }
+      port = outcome.port;
+    }
+    const slices = `${namespace}/${name}-${member.target.name}-mcs`;
+    const owner = sliceOwners.get(slices);
+    if (owner !== undefined && owner !== key) {
+      diagnostics.skip(
+        Diag.SERVICE_IMPORT_SKIPPED,
+        `${source}: the EndpointSlices of ServiceImport ${key} from "${member.target.name}" would be named like those of ServiceImport ${owner} (${slices}-…)`,
+        `its endpoints from "${member.target.name}" are left out of ServiceImport ${key}; rename one of the services`,
+        { cluster: source, target: member.target.name, namespace, service: name },
+      );
+      continue;
+    }
+    sliceOwners.set(slices, key);
+    const readiness = member.service.hasReadyEndpoints === false && member.link.followServiceReadiness !== false ? 'empty' : gatewayEndpoints(member);
+    clusters.push({ cluster: member.target.name, addresses: gateway.addresses, port, ...(readiness !== 'ready' ? { readiness } : {}) });
+  }
+  return { clusters, conflicting };
 }
 
 /** The service's ports as a ServiceImport lists them. */
