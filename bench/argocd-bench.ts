@@ -6,8 +6,9 @@
  *
  * - first sync: the cold run's `dist/<source>` and the source's generator files are committed, the
  *   AppProject and ApplicationSet applied; timed until every Application's operation Succeeded and it
- *   is Synced + Healthy at the commit. Nothing is created before (the pinned Services neither): a
- *   pinned ClusterIP that another Service took is counted as a collision;
+ *   is Synced + Healthy at the commit. Nothing is created before but the source's further
+ *   ServiceCIDRs (service-cidrs.ts; the pinned Services are not): a pinned ClusterIP that another
+ *   Service took is counted as a collision;
  * - one change: the one-change run's output is committed and the Applications asked for a refresh
  *   (what a git webhook does); timed until the Application holding the changed objects is Synced at
  *   the commit with them live as written;
@@ -27,10 +28,13 @@ import { argoCdConfigMapChange } from '../src/delivery/argocd-cm-change.js';
 import { parseUnitName } from '../src/delivery/delivery-units.js';
 import type { ArgoCdDeliverySpec, DeliverySpec } from '../src/model/gitops-delivery.js';
 import { readTree } from '../src/emit/write-output.js';
+import { staticBandSize } from '../src/compile/pinned-ips/band.js';
+import { offsetOf, parseIpRange } from '../src/util/ip-range.js';
 import { startArgoCd, type ArgoCd, type LiveApplication } from '../test/harness/argocd.js';
-import { startKubeFleet, type KubeFleet } from '../test/harness/kube-fleet.js';
+import { SERVICE_CIDR, startKubeFleet, type KubeFleet } from '../test/harness/kube-fleet.js';
 import { assertSubset } from '../test/integration/support.js';
 import { count, formatTable, seconds } from './format-table.js';
+import { createServiceCidrs } from './service-cidrs.js';
 import { compareSnapshots, snapshotTree } from './tree-snapshot.js';
 
 /** The figures of the Argo CD phase for one fleet size. */
@@ -39,7 +43,7 @@ export interface ArgoCdMeasurement {
   readonly source: string;
   readonly applications: number;
   readonly objects: number;
-  /** Services with a pinned ClusterIP, and how many of them lie past the static band of 10.96.0.0/16 (above 10.96.1.0). */
+  /** Services with a pinned ClusterIP, and how many of them lie past the static bands of the source's Service CIDRs (none when the fleet follows docs/modes/headless.md). */
   readonly pinned?: number;
   readonly pinnedPastBand?: number;
   /** ApplicationSet applied → every Application's operation Succeeded, Synced + Healthy, ms. */
@@ -72,6 +76,8 @@ export interface ArgoCdPhaseInput {
   readonly changedRoot?: string;
   /** Runs synth again with the given unit bound into `changedRoot` (offline, this source only); undefined: no split step. */
   readonly resynth?: (maxUnitObjects: number) => Promise<void>;
+  /** ServiceCIDRs the source needs besides the harness's own (generate-fleet.ts furtherServiceCidrs), created before the first sync. @default none */
+  readonly serviceCidrs?: readonly string[];
   readonly log?: (line: string) => void;
 }
 
@@ -110,10 +116,12 @@ function manifests(dir: string): Map<string, { apiVersion: string; kind: string;
   return out;
 }
 
-/** Whether `ip` (IPv4 of 10.96.0.0/16) lies past the static band (10.96.0.1–10.96.1.0). */
-function pastBand(ip: string): boolean {
-  const [, , c, d] = ip.split('.').map(Number);
-  return c! > 1 || (c === 1 && d! > 0);
+/** Whether `ip` lies in none of the static bands of `serviceCidrs` (each band: offsets 1 to staticBandSize of its CIDR). */
+export function pastBand(ip: string, serviceCidrs: readonly string[]): boolean {
+  return !serviceCidrs.map(parseIpRange).some((cidr) => {
+    const offset = offsetOf(cidr, ip);
+    return offset !== undefined && offset >= 1n && offset <= staticBandSize(cidr);
+  });
 }
 
 /** pid → [ppid, comm, utime+stime ms, rss KiB] of every process. */
@@ -244,13 +252,14 @@ export async function measureArgoCd(input: ArgoCdPhaseInput): Promise<ArgoCdMeas
   const families = unitFamilies(readdirSync(join(coldRoot, 'dist', source)));
   const names = families.map((f) => argoCdApplicationName(source, f));
   const pinned = [...cold.values()].filter((o) => o.kind === 'Service' && o.spec?.clusterIP !== undefined && o.spec.clusterIP !== 'None');
-  let result: ArgoCdMeasurement = { size, source, applications: names.length, objects: cold.size, pinned: pinned.length, pinnedPastBand: pinned.filter((o) => pastBand(o.spec!.clusterIP!)).length };
+  let result: ArgoCdMeasurement = { size, source, applications: names.length, objects: cold.size, pinned: pinned.length, pinnedPastBand: pinned.filter((o) => pastBand(o.spec!.clusterIP!, [SERVICE_CIDR, ...(input.serviceCidrs ?? [])])).length };
   let fleet: KubeFleet | undefined;
   let argo: ArgoCd | undefined;
   const stage = join(coldRoot, '..', 'argocd-stage');
   try {
     log(`bench: ${size} argocd: starting a kube-apiserver and Argo CD on 127.0.0.1 for ${source} (${names.length} Applications, ${count(cold.size)} objects)...`);
     fleet = await startKubeFleet([source], { readerRules: [] });
+    await createServiceCidrs(fleet, source, input.serviceCidrs ?? []);
     const namespaces = new Set([...cold.values()].map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined && n !== 'mirrorc-system'));
     for (const ns of namespaces) await fleet.kubectl(source, ['create', 'namespace', ns]);
     argo = await startArgoCd(fleet, { hub: source, clusters: { [source]: source } });

@@ -26,6 +26,7 @@ import { assertSubset } from '../test/integration/support.js';
 import { FLUX_KUSTOMIZATION_NAME, FLUX_UNITS_KUSTOMIZATION_NAME } from '../src/delivery/flux-kustomization.js';
 import { count, formatTable, seconds } from './format-table.js';
 import { REPO_ROOT } from './generate-fleet.js';
+import { createServiceCidrs } from './service-cidrs.js';
 import { compareSnapshots, snapshotTree } from './tree-snapshot.js';
 
 /** The figures of the Flux phase for one fleet size. */
@@ -70,6 +71,8 @@ export interface FluxPhaseInput {
   readonly coldRoot: string;
   /** The repository after the one-change run; undefined when that run was not made. */
   readonly changedRoot?: string;
+  /** ServiceCIDRs the source needs besides the harness's own (generate-fleet.ts furtherServiceCidrs), created before anything else. @default none */
+  readonly serviceCidrs?: readonly string[];
   readonly log?: (line: string) => void;
 }
 
@@ -159,13 +162,12 @@ function mirrorNamespaces(root: string, source: string): string[] {
 }
 
 /**
- * The Services of `dist/<source>` with a pinned ClusterIP (per-pod mirrors). The API server hands
- * out dynamic ClusterIPs (every other mirror's) at random above the Service CIDR's static band of
- * at most 256 addresses; the generated fleet pins per-pod mirrors in the whole 10.96.0.0/16, so
- * from empty a dynamic IP can take a pinned one first and that unit never applies ("provided IP is
- * already allocated"). On a real source the pinned Services hold their IPs before other mirrors
- * come and go; the bench creates them first (not timed) so that the timing is Flux's, not a
- * collision's. Flux adopts them on apply (server-side apply, forced).
+ * The Services of `dist/<source>` with a pinned ClusterIP (per-pod mirrors). The generated fleet
+ * pins them in the static bands of its Service CIDRs (generate-fleet.ts), where the API server
+ * hands out no dynamic ClusterIP while the rest of a CIDR has room; on a real source the pinned
+ * Services also hold their IPs before other mirrors come and go, so the bench creates them first
+ * (not timed): the timing is Flux's reconcile of a source whose per-pod mirrors exist. Flux adopts
+ * them on apply (server-side apply, forced).
  */
 export function pinnedServices(root: string, source: string): unknown[] {
   const dir = join(root, 'dist', source);
@@ -348,6 +350,7 @@ export async function measureFlux(input: FluxPhaseInput): Promise<FluxMeasuremen
   try {
     log(`bench: ${size} flux: starting a kube-apiserver and kustomize-controller on 127.0.0.1 for ${source} (${units.length} units, ${count(objects)} objects)...`);
     fleet = await startKubeFleet([source], { readerRules: [] });
+    await createServiceCidrs(fleet, source, input.serviceCidrs ?? []);
     for (const ns of mirrorNamespaces(coldRoot, source)) {
       await fleet.kubectl(source, ['create', 'namespace', ns]);
     }

@@ -11,7 +11,7 @@ import { readLock, renderLockFile } from '../src/observe/lock-file.js';
 import type { FleetSnapshot, ObservedService } from '../src/snapshot/snapshot.js';
 import { writeFileAtomically } from '../src/emit/durable-fs.js';
 import { EXPORTED_GATEWAY_VALUE, EXPORTED_LABEL } from '../src/contract/linkerd.js';
-import { clusterNames, REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
+import { clusterNames, furtherServiceCidrs, REPO_ROOT, writeGeneratedRepo, type FleetShape, type GeneratedRepo } from './generate-fleet.js';
 import { V8_FLAGS } from '../src/cli/v8-flags.js';
 import type { SynthChildRequest, SynthChildResult } from './synth-child-protocol.js';
 import { runSynthModule, type SynthCode } from './compiled-lib.js';
@@ -196,6 +196,7 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
         size,
         source: props.flux.source,
         coldRoot: fluxCold,
+        ...(shape === 'example' ? {} : { serviceCidrs: furtherServiceCidrs(shape) }),
         ...(succeeded.has('onechange') ? { changedRoot: repo.dir } : {}),
         ...(props.flux.log ? { log: props.flux.log } : {}),
       }));
@@ -206,6 +207,7 @@ export async function benchSynth(shape: FleetShape | 'example', props: BenchSynt
         size,
         source,
         coldRoot: argoCdCold,
+        ...(shape === 'example' ? {} : { serviceCidrs: furtherServiceCidrs(shape) }),
         ...(succeeded.has('onechange') ? {
           changedRoot: repo.dir,
           resynth: async (maxUnitObjects: number) => {

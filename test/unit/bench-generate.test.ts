@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { changeOneService } from '../../bench/run-synth-bench.js';
 import { readLock } from '../../src/observe/lock-file.js';
-import { clusterNames, writeGeneratedRepo } from '../../bench/generate-fleet.js';
+import { clusterNames, furtherServiceCidrs, perPodMirrorsPerSource, writeGeneratedRepo } from '../../bench/generate-fleet.js';
+import { pastBand } from '../../bench/argocd-bench.js';
 import { generatedServices, serviceMode } from '../../bench/generate-services.js';
 import { compareSnapshots, snapshotTree } from '../../bench/tree-snapshot.js';
 import { runSynth, type SynthOptions } from '../../src/pipeline/run-synth.js';
@@ -61,7 +62,7 @@ test('GIVEN 20 services WHEN their modes are generated THEN 14 are gateway, 3 fl
   assert.ok(values.some((v) => v.includes('\u0085')), 'a value with NEL');
 });
 
-test('GIVEN a generated 3 x 10 fleet WHEN synth compiles it offline twice THEN it succeeds warning only of the NEL value (kustomize cannot carry it) and of each source\'s pinned range, wider than a static band (kept on purpose, bench/generate-fleet.ts), writes every cluster, reports each stage, and the second tree equals the first', async () => {
+test('GIVEN a generated 3 x 10 fleet WHEN synth compiles it offline twice THEN it succeeds warning only of the NEL value (kustomize cannot carry it), writes every cluster, reports each stage, and the second tree equals the first', async () => {
   const dir = scratch();
   try {
     const repo = writeGeneratedRepo(dir, { clusters: 3, services: 10 });
@@ -71,9 +72,7 @@ test('GIVEN a generated 3 x 10 fleet WHEN synth compiles it offline twice THEN i
     assert.equal(first.exitCode, 0, first.error);
     // The generated owner with a NEL is the one value the metadata policy leaves out, with a warning.
     assert.ok(first.warnings.length > 0);
-    assert.deepEqual(first.warnings.filter((w) => !/"docs\.example\.com\/owner" is not copied to the mirror: it holds U\+0085/.test(w) && !/^c0[123]: pinnedServiceIPRange 10\.96\.0\.0\/16 has 65534 addresses to pin/.test(w)), []);
-    // The generated range is wider than any static band (MRC3026), once per source.
-    assert.deepEqual(first.diagnostics.filter((d) => d.code === 'MRC3026').map((d) => d.cluster), clusterNames(3));
+    assert.deepEqual(first.warnings.filter((w) => !/"docs\.example\.com\/owner" is not copied to the mirror: it holds U\+0085/.test(w)), []);
     assert.deepEqual(stages, ['load', 'compile', 'render', 'diff', 'write']);
     const tree = readTree(repo.outDir);
     for (const c of clusterNames(3)) assert.ok([...tree.keys()].some((p) => p.startsWith(`${c}/`)), `dist/${c}/ has files`);
@@ -82,6 +81,31 @@ test('GIVEN a generated 3 x 10 fleet WHEN synth compiles it offline twice THEN i
     const second = await runSynth(options);
     assert.equal(second.exitCode, 0, second.error);
     assert.deepEqual(readTree(repo.outDir), tree);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN a generated fleet whose sources pin more per-pod mirrors than one static band holds (6 x 340: 255 each) WHEN synth compiles it offline THEN no pinned-range warning (MRC3025, MRC3026), and every pin lies in the static band of one of the Service CIDRs declared, the first block full before the second takes one', async () => {
+  const dir = scratch();
+  try {
+    const shape = { clusters: 6, services: 340 };
+    const repo = writeGeneratedRepo(dir, shape);
+    assert.equal(perPodMirrorsPerSource(shape), 255);
+    assert.deepEqual(furtherServiceCidrs(shape), ['10.97.0.0/16']);
+    const result = await runSynth({ fleetFile: repo.fleetFile, lockFile: repo.lockFile, outDir: repo.outDir, offline: true, log: () => {} });
+    assert.equal(result.exitCode, 0, result.error);
+    assert.deepEqual(result.diagnostics.filter((d) => d.code === 'MRC3025' || d.code === 'MRC3026').map((d) => d.message), []);
+    const pinned = readLockFile(repo.lockFile).pinnedServiceIPs ?? {};
+    assert.deepEqual(Object.keys(pinned), clusterNames(6));
+    for (const [source, ips] of Object.entries(pinned)) {
+      const all = Object.values(ips);
+      assert.equal(all.length, 255, source);
+      assert.deepEqual(all.filter((ip) => pastBand(ip, ['10.96.0.0/16', ...furtherServiceCidrs(shape)])), [], `${source}: pins past every static band`);
+      // 10.96.0.1 (kubernetes) and 10.96.0.10 (kube-dns) are held: 252 pins in the first block, 3 in the second
+      assert.equal(all.filter((ip) => ip.startsWith('10.96.0.')).length, 252, source);
+      assert.equal(all.filter((ip) => ip.startsWith('10.97.0.')).length, 3, source);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
