@@ -9,8 +9,9 @@
  *   is Synced + Healthy at the commit. Nothing is created before but the source's further
  *   ServiceCIDRs (service-cidrs.ts; the pinned Services are not): a pinned ClusterIP that another
  *   Service took is counted as a collision;
- * - one change: the one-change run's output is committed and the Applications asked for a refresh
- *   (what a git webhook does); timed until the Application holding the changed objects is Synced at
+ * - one change: the one-change run's output is committed and the Applications whose
+ *   `manifest-generate-paths` a changed file touches asked for a refresh (what Argo CD's webhook
+ *   handler does on a push, argocd-webhook.ts); timed until the Application holding the changed objects is Synced at
  *   the commit with them live as written;
  * - splits: synth runs again offline with a smaller unit bound (each family above it doubles its
  *   shards), the output is committed, and **no refresh is asked for**: Argo CD finds the commit by its
@@ -23,7 +24,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse, parseAllDocuments } from 'yaml';
 import { argoCdAppProject, namespacesInOutput } from '../src/delivery/argocd-app-project.js';
-import { ARGOCD_APPLICATIONS_FOLDER, argoCdApplicationFile, argoCdApplicationName, argoCdApplicationSet, unitFamilies } from '../src/delivery/argocd-application-set.js';
+import { ARGOCD_APPLICATIONS_FOLDER, argoCdApplicationFile, argoCdApplicationName, argoCdApplicationSet, familyGeneratePaths, unitFamilies } from '../src/delivery/argocd-application-set.js';
 import { argoCdConfigMapChange } from '../src/delivery/argocd-cm-change.js';
 import { parseUnitName } from '../src/delivery/delivery-units.js';
 import type { ArgoCdDeliverySpec, DeliverySpec } from '../src/model/gitops-delivery.js';
@@ -34,6 +35,7 @@ import { startArgoCd, type ArgoCd, type LiveApplication } from '../test/harness/
 import { SERVICE_CIDR, startKubeFleet, type KubeFleet } from '../test/harness/kube-fleet.js';
 import { assertSubset } from '../test/integration/support.js';
 import { count, formatTable, seconds } from './format-table.js';
+import { appFilesHaveChanged, refreshPaths } from './argocd-webhook.js';
 import { createServiceCidrs } from './service-cidrs.js';
 import { compareSnapshots, snapshotTree } from './tree-snapshot.js';
 
@@ -295,7 +297,11 @@ export async function measureArgoCd(input: ArgoCdPhaseInput): Promise<ArgoCdMeas
     const changed = changedFiles.flatMap((f) => parseAllDocuments(readFileSync(join(input.changedRoot!, 'dist', source, f), 'utf8')).map((d) => d.toJS()).filter((o) => o !== null));
     started = performance.now();
     const next = await publish(argo, delivery, argoCd, input.changedRoot, source, stage);
-    for (const n of names) await argo.refresh(n, 'normal');
+    // (what a push webhook refreshes: the Applications whose manifest-generate-paths a changed file touches)
+    const pushed = diff.changedPaths.map((f) => `dist/${source}/${f}`);
+    for (const [i, n] of names.entries()) {
+      if (appFilesHaveChanged(refreshPaths(familyGeneratePaths(families[i]!), `dist/${source}`), pushed)) await argo.refresh(n, 'normal');
+    }
     const oneChangeMs = await run.until('one change', started, async (all) => {
       const a = all.find((x) => x.metadata.name === changedApp);
       if (a?.status?.sync?.status !== 'Synced' || a.status.sync.revision !== next) return false;
