@@ -16,7 +16,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { parse, parseAllDocuments } from 'yaml';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { FleetDefinition } from '../../src/load/load-fleet.js';
@@ -25,6 +24,7 @@ import { Cluster, GitOpsDelivery, Link } from '../../src/model/index.js';
 import { observationRules } from '../../src/observe/observation-rbac.js';
 import { argoCdForTests, argoCdSkipReason, type ArgoCd, type LiveApplication } from '../harness/argocd.js';
 import { kubeFleetForTests, kubeFleetSkipReason, type KubeFleet } from '../harness/kube-fleet.js';
+import { addServiceCidrs } from '../harness/service-cidrs.js';
 import { LEGACY_CLUSTERS_FOLDER, legacyArgoCdApplicationSet, legacyClusterFile } from '../unit/support/legacy-argocd-application-set.js';
 import { applyStatefulService, ensureNamespace, installGateway, Workspace } from './support.js';
 
@@ -256,13 +256,7 @@ describe('Argo CD at fleet size: migration from the per-cluster Application, pin
     await waitSynced(['team-other'], otherRevision);
     assert.equal(await inDynamicBand(), DYNAMIC_LAST - DYNAMIC_FIRST + 1, 'the dynamic band of the first Service CIDR is full');
     // AND the platform team adds the second ServiceCIDR (its allocator is ready once the API server accepts a ClusterIP in it)
-    await fleet!.kubectl('london', ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'mirrorc-pins' }, spec: { cidrs: [SECOND_SERVICE_CIDR] } }));
-    const probe = JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'cidr-probe', namespace: 'other' }, spec: { clusterIP: '10.98.1.200', ports: [{ port: 80 }] } });
-    for (let attempt = 0; ; attempt++) {
-      const accepted = await fleet!.kubectl('london', ['create', '--dry-run=server', '-f', '-'], probe).then(() => true, (e: Error) => (attempt < 240 ? false : Promise.reject(e)));
-      if (accepted) break;
-      await delay(500);
-    }
+    await addServiceCidrs(fleet!, 'london', [{ name: 'mirrorc-pins', cidr: SECOND_SERVICE_CIDR }]);
 
     // WHEN CI commits mirrorc's output together with 50 more Services of the other team, and both Applications sync
     writeFileSync(join(otherDir, 'services.yaml'), otherServices(free + 50));
